@@ -1,0 +1,68 @@
+"""LAZYARR_FLAGS, parsed once into frozen Flags.
+
+Flags are space-separated `--name=value` or `--name` (boolean) words, as XLA_FLAGS:
+
+    LAZYARR_FLAGS="--backend=interpreter --dump_to=/tmp/dumps --verify"
+
+An unknown flag raises at import with the list of known ones, so a typo never goes unnoticed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, fields, replace
+
+
+@dataclass(frozen=True)
+class Flags:
+    backend: str = "interpreter"        # interpreter | cpu | gpu (cpu and gpu arrive with their issues)
+    dump_to: str = ""                    # directory for per-module dumps; empty: no dumps
+    dump_passes: bool = False            # also dump the HLO after every pass
+    disable_passes: tuple[str, ...] = () # pass names to skip
+    verify: bool = False                 # run the verifier between passes
+    explain_cache_misses: bool = False   # log why a compile-cache lookup missed
+
+
+_BOOLEAN_TRUE = {"", "1", "true", "yes", "on"}
+_BOOLEAN_FALSE = {"0", "false", "no", "off"}
+
+
+def parse_flags(text: str) -> Flags:
+    """Parse a LAZYARR_FLAGS string.
+
+    >>> parse_flags("--backend=interpreter --verify").verify
+    True
+    """
+    known = {field.name: field for field in fields(Flags)}
+    values = {}
+    for word in shlex.split(text or ""):
+        if not word.startswith("--"):
+            raise ValueError(f"LAZYARR_FLAGS: expected --name[=value], got {word!r}")
+        name, _, value = word[2:].partition("=")
+        if name not in known:
+            raise ValueError(
+                f"LAZYARR_FLAGS: unknown flag --{name}; known flags: "
+                + ", ".join(f"--{flag}" for flag in sorted(known))
+            )
+        kind = known[name].type
+        if kind in ("bool", bool):
+            lowered = value.lower()
+            if lowered not in _BOOLEAN_TRUE | _BOOLEAN_FALSE:
+                raise ValueError(f"LAZYARR_FLAGS: --{name} takes true/false, got {value!r}")
+            values[name] = lowered in _BOOLEAN_TRUE
+        elif name == "disable_passes":
+            values[name] = tuple(part for part in value.split(",") if part)
+        else:
+            values[name] = value
+    return Flags(**values)
+
+
+FLAGS = parse_flags(os.environ.get("LAZYARR_FLAGS", ""))
+
+
+def with_overrides(**changes) -> Flags:
+    """Replace the process flags (used by set_backend and tests); returns the new Flags."""
+    global FLAGS
+    FLAGS = replace(FLAGS, **changes)
+    return FLAGS

@@ -1,0 +1,31 @@
+"""The interpreter backend: evaluates the module with each op's NumPy reference.
+
+It is the correctness oracle every compiled backend is tested against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..hlo import Module, evaluate
+
+
+@dataclass(frozen=True)
+class InterpreterExecutable:
+    module: Module
+
+    def run(self, arguments: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return evaluate(self.module.entry, arguments)
+
+
+class InterpreterBackend:
+    name = "interpreter"
+
+    def compile(self, module: Module) -> InterpreterExecutable:
+        return InterpreterExecutable(module)
+
+
+BACKEND = InterpreterBackend()

@@ -1,0 +1,189 @@
+"""dtypes, categories and NumPy 2 type promotion (NEP 50).
+
+lazyarr's dtypes *are* NumPy dtype objects, so `la.float32 == np.float32` holds and every
+NumPy dtype argument is accepted as is. Promotion is NumPy's own (`np.result_type` and the
+ufuncs' `resolve_dtypes`): Python scalars are weak, so `float32_array * 2.0` stays float32,
+and a Python int that does not fit the array's integer dtype raises `OverflowError`
+(`int8_array + 300`), exactly as NumPy 2 does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+bool_ = np.dtype(np.bool_)
+int8 = np.dtype(np.int8)
+int16 = np.dtype(np.int16)
+int32 = np.dtype(np.int32)
+int64 = np.dtype(np.int64)
+uint8 = np.dtype(np.uint8)
+uint16 = np.dtype(np.uint16)
+uint32 = np.dtype(np.uint32)
+uint64 = np.dtype(np.uint64)
+float16 = np.dtype(np.float16)
+float32 = np.dtype(np.float32)
+float64 = np.dtype(np.float64)
+complex64 = np.dtype(np.complex64)
+complex128 = np.dtype(np.complex128)
+
+SIGNED_INTEGER = (int8, int16, int32, int64)
+UNSIGNED_INTEGER = (uint8, uint16, uint32, uint64)
+INTEGER = SIGNED_INTEGER + UNSIGNED_INTEGER
+FLOATING = (float16, float32, float64)
+COMPLEX = (complex64, complex128)
+NUMERIC = INTEGER + FLOATING + COMPLEX
+ALL = (bool_,) + NUMERIC
+
+default_int = int64
+default_float = float64
+default_complex = complex128
+
+_SHORT_NAMES = {
+    bool_: "pred", int8: "s8", int16: "s16", int32: "s32", int64: "s64",
+    uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
+    float16: "f16", float32: "f32", float64: "f64", complex64: "c64", complex128: "c128",
+}
+_BY_SHORT_NAME = {short: dtype for dtype, short in _SHORT_NAMES.items()}
+
+
+def as_dtype(value, *, where: str = "dtype") -> np.dtype:
+    """Normalize anything NumPy accepts as a dtype, refusing the ones lazyarr does not support.
+
+    >>> as_dtype("float32")
+    dtype('float32')
+    """
+    if isinstance(value, np.dtype) and value in _SHORT_NAMES:
+        return value
+    try:
+        dtype = np.dtype(value)
+    except TypeError as error:
+        raise TypeError(f"{where}: {value!r} is not a dtype") from error
+    if dtype not in _SHORT_NAMES:
+        raise TypeError(
+            f"{where}: dtype {dtype} is not supported; lazyarr supports "
+            + ", ".join(str(d) for d in ALL)
+        )
+    return dtype
+
+
+def short_name(dtype: np.dtype) -> str:
+    """XLA-style short name used in HLO text: f32, s64, pred, c64."""
+    return _SHORT_NAMES[dtype]
+
+
+def from_short_name(name: str) -> np.dtype:
+    try:
+        return _BY_SHORT_NAME[name]
+    except KeyError:
+        raise ValueError(f"unknown element type {name!r} in HLO text") from None
+
+
+def is_bool(dtype) -> bool:
+    return dtype == bool_
+
+
+def is_integer(dtype) -> bool:
+    return dtype in INTEGER
+
+
+def is_signed_integer(dtype) -> bool:
+    return dtype in SIGNED_INTEGER
+
+
+def is_unsigned_integer(dtype) -> bool:
+    return dtype in UNSIGNED_INTEGER
+
+
+def is_floating(dtype) -> bool:
+    return dtype in FLOATING
+
+
+def is_complex(dtype) -> bool:
+    return dtype in COMPLEX
+
+
+def is_inexact(dtype) -> bool:
+    return dtype in FLOATING or dtype in COMPLEX
+
+
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    """The real counterpart of a complex dtype (complex64 -> float32); other dtypes unchanged."""
+    return {complex64: float32, complex128: float64}.get(dtype, dtype)
+
+
+def weak_scalar_type(value):
+    """The Python type NumPy treats as a weak scalar for `value`, or None if it is not one."""
+    if isinstance(value, bool):
+        return bool
+    if isinstance(value, int):
+        return int
+    if isinstance(value, float):
+        return float
+    if isinstance(value, complex):
+        return complex
+    return None
+
+
+def check_weak_scalar_fits(value, dtype: np.dtype, *, where: str) -> None:
+    """NumPy 2 refuses a Python int that does not fit the integer dtype it is combined with."""
+    if isinstance(value, bool) or not isinstance(value, int) or not is_integer(dtype):
+        return
+    info = np.iinfo(dtype)
+    if not info.min <= value <= info.max:
+        raise OverflowError(f"{where}: Python integer {value} out of bounds for {dtype}")
+
+
+def result_type(*arrays_and_dtypes) -> np.dtype:
+    """NumPy 2 promotion of arrays, dtypes and weak Python scalars.
+
+    >>> result_type(float32, 2.0)
+    dtype('float32')
+    """
+    operands = []
+    for item in arrays_and_dtypes:
+        if weak_scalar_type(item) is not None:
+            operands.append(item)
+        elif hasattr(item, "dtype"):
+            operands.append(as_dtype(item.dtype, where="result_type"))
+        else:
+            operands.append(as_dtype(item, where="result_type"))
+    if not operands:
+        raise ValueError("result_type: at least one array or dtype is required")
+    return as_dtype(np.result_type(*operands), where="result_type")
+
+
+def can_cast(from_, to) -> bool:
+    """Whether `from_` casts to `to` without loss under NumPy's 'safe' rule."""
+    source = as_dtype(from_.dtype if hasattr(from_, "dtype") else from_, where="can_cast")
+    return bool(np.can_cast(source, as_dtype(to, where="can_cast"), casting="safe"))
+
+
+_KIND_TESTS = {
+    "bool": is_bool,
+    "signed integer": is_signed_integer,
+    "unsigned integer": is_unsigned_integer,
+    "integral": is_integer,
+    "real floating": is_floating,
+    "complex floating": is_complex,
+    "numeric": lambda dtype: dtype in NUMERIC,
+}
+
+
+def isdtype(dtype, kind) -> bool:
+    """The array API's `isdtype`: `kind` is a dtype, a kind name, or a tuple of those."""
+    dtype = as_dtype(dtype, where="isdtype")
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, each) for each in kind)
+    if isinstance(kind, str):
+        if kind not in _KIND_TESTS:
+            raise ValueError(f"isdtype: unknown kind {kind!r}; accepted: {sorted(_KIND_TESTS)}")
+        return _KIND_TESTS[kind](dtype)
+    return dtype == as_dtype(kind, where="isdtype")
+
+
+def finfo(type_):
+    return np.finfo(as_dtype(getattr(type_, "dtype", type_), where="finfo"))
+
+
+def iinfo(type_):
+    return np.iinfo(as_dtype(getattr(type_, "dtype", type_), where="iinfo"))

@@ -1,0 +1,7 @@
+"""The NumPy-like frontend: lazy arrays and the functions that build their graphs."""
+
+from . import creation, elementwise, indexing, linalg, manipulation, reductions, searching
+from .array import Array
+from . import methods  # noqa: F401  (binds operators and methods)
+
+__all__ = ["Array", "creation", "elementwise", "indexing", "linalg", "manipulation", "reductions", "searching"]

@@ -1,0 +1,112 @@
+"""Turning user values into graph nodes: the small vocabulary every frontend module uses.
+
+`as_array` accepts what NumPy's asarray accepts (lazy arrays, NumPy arrays and scalars,
+Python scalars, nested sequences); `node_of` gives the instruction behind it; `broadcast_to`,
+`convert` and `scalar_constant` build the strict HLO the ops need. Inputs are copied on the
+way in, so a lazy array never changes when the caller later mutates its NumPy array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..hlo import Instruction, constant, make
+from ..shapes import broadcast_shapes
+from .array import Array, leaf_for
+
+
+def is_python_scalar(value) -> bool:
+    return dtypes.weak_scalar_type(value) is not None
+
+
+def from_numpy(value, dtype=None, *, where: str = "asarray") -> Array:
+    """A lazy array bound to a private copy of `value` (anything np.array accepts)."""
+    try:
+        buffer = np.array(value, dtype=dtype, copy=True, order="C")
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{where}: cannot convert {type(value).__name__} to an array: {error}") from None
+    if buffer.dtype not in dtypes.ALL:
+        raise TypeError(
+            f"{where}: dtype {buffer.dtype} is not supported; lazyarr supports "
+            + ", ".join(str(d) for d in dtypes.ALL)
+        )
+    return Array(leaf_for(buffer))
+
+
+def as_array(value, *, where: str = "asarray") -> Array:
+    """`value` as a lazy array (lazy arrays pass through unchanged)."""
+    if isinstance(value, Array):
+        return value
+    if isinstance(value, (list, tuple)) and _contains_lazy(value):
+        return _stack_nested(value, where)
+    return from_numpy(value, where=where)
+
+
+def _contains_lazy(value) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Array):
+            return True
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
+def _stack_nested(value, where):
+    """[lazy, lazy, ...] -> a lazy stack (no evaluation), recursively."""
+    items = [
+        _stack_nested(item, where) if isinstance(item, (list, tuple)) else as_array(item, where=where)
+        for item in value
+    ]
+    if not items:
+        return from_numpy(np.zeros((0,)), where=where)
+    result_dtype = dtypes.result_type(*items)
+    shape = broadcast_shapes(*(item.shape for item in items), where=where)
+    if any(item.shape != shape for item in items):
+        raise ValueError(
+            f"{where}: setting an array element with a sequence: inhomogeneous shapes "
+            + " ".join(str(item.shape) for item in items)
+        )
+    nodes = [make("reshape", [convert(item._node, result_dtype)], shape=(1,) + shape) for item in items]
+    return Array(make("concatenate", nodes, dimension=0))
+
+
+def node_of(value, *, where: str = "asarray") -> Instruction:
+    return as_array(value, where=where)._node
+
+
+def scalar_constant(value, dtype) -> Instruction:
+    """A 0-d constant of `dtype` (NumPy's conversion, so 2.5 in an int dtype is refused upstream)."""
+    return constant(np.asarray(value).astype(dtype) if not isinstance(value, np.ndarray) else value.astype(dtype))
+
+
+def convert(node: Instruction, dtype) -> Instruction:
+    """`node` converted to `dtype` (no instruction when it already has it)."""
+    dtype = np.dtype(dtype)
+    if node.dtype == dtype:
+        return node
+    return make("convert", [node], dtype=dtype)
+
+
+def broadcast_to(node: Instruction, shape: tuple[int, ...]) -> Instruction:
+    """NumPy-style broadcast of `node` to `shape` (trailing dims aligned), as strict HLO."""
+    shape = tuple(shape)
+    if node.shape == shape:
+        return node
+    offset = len(shape) - node.ndim
+    if offset < 0:
+        raise ValueError(f"broadcast_to: cannot broadcast shape {node.shape} to {shape}")
+    for axis, size in enumerate(node.shape):
+        if size not in (1, shape[offset + axis]):
+            raise ValueError(f"broadcast_to: cannot broadcast shape {node.shape} to {shape}")
+    # Drop size-1 dims that will stretch, so the broadcast maps only real dims.
+    kept = [axis for axis, size in enumerate(node.shape) if size == shape[offset + axis]]
+    if len(kept) != node.ndim:
+        node = make("reshape", [node], shape=tuple(node.shape[axis] for axis in kept))
+    return make("broadcast", [node], shape=shape, dimensions=tuple(offset + axis for axis in kept))
+
+
+def wrap(node: Instruction) -> Array:
+    return Array(node)

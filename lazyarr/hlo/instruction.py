@@ -1,0 +1,184 @@
+"""Instruction: a frozen, interned HLO node, built only through `make()`.
+
+Interning makes structural equality identity: building the same op on the same operands
+with the same attributes twice returns the same object, so hashing is O(1), equality is `is`,
+and common subexpressions are shared as they are built (tinygrad's UOp does the same).
+The intern table holds instructions weakly: a graph nobody references is freed.
+
+Attributes are stored as a sorted tuple of (name, value) pairs; every value is hashable
+(ints, floats, strings, bools, tuples of those, NumPy dtypes, or a `Literal`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from .op import HloError, OpDef, get
+
+
+class Literal:
+    """An immutable array value for `constant`, hashed and compared by dtype, shape and bytes."""
+
+    __slots__ = ("array", "_key", "__weakref__")
+
+    def __init__(self, value, dtype=None):
+        array = np.array(value, dtype=dtype, copy=True, order="C")
+        _dtypes.as_dtype(array.dtype, where="constant")
+        array.flags.writeable = False
+        self.array = array
+        self._key = (array.dtype.str, array.shape, array.tobytes())
+
+    @property
+    def shape(self):
+        return self.array.shape
+
+    @property
+    def dtype(self):
+        return self.array.dtype
+
+    def __eq__(self, other):
+        return isinstance(other, Literal) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self):
+        return f"Literal({self.array!r})"
+
+
+def _freeze(value):
+    """Make an attribute value hashable and canonical (lists become tuples, dtypes normalized)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(item) for item in value)
+    if isinstance(value, np.dtype):
+        return value
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+class Instruction:
+    """One HLO value: `op` applied to `operands` with `attrs`, of `shape` and `dtype`.
+
+    Never construct directly; use `make()`. Instances are immutable and interned.
+    """
+
+    __slots__ = ("op", "shape", "dtype", "operands", "attrs", "_attr_map", "__weakref__")
+
+    op: OpDef
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    operands: tuple[Instruction, ...]
+    attrs: tuple[tuple[str, object], ...]
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Instruction is immutable")
+
+    @property
+    def opcode(self) -> str:
+        return self.op.name
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        result = 1
+        for extent in self.shape:
+            result *= extent
+        return result
+
+    def attr(self, name: str):
+        return self._attr_map[name]
+
+    @property
+    def attributes(self) -> Mapping[str, object]:
+        return self._attr_map
+
+    def __repr__(self):
+        attrs = ", ".join(f"{key}={value!r}" for key, value in self.attrs)
+        return (
+            f"<{_dtypes.short_name(self.dtype)}{list(self.shape)} {self.op.name}"
+            f"({len(self.operands)} operands{', ' + attrs if attrs else ''})>"
+        )
+
+    def __reduce__(self):
+        raise TypeError("Instruction is not picklable; print it with lazyarr.hlo.text instead")
+
+
+_INTERN: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_INTERN_LOCK = threading.Lock()
+
+
+def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Instruction:
+    """Build (or find) the instruction `op(operands, attrs)`, running the op's rules.
+
+    >>> from lazyarr.hlo import ops  # registers the ops
+    >>> x = make("parameter", number=0, shape=(3,), dtype=np.dtype("float32"))
+    >>> make("negate", [x]).shape
+    (3,)
+    """
+    opdef = op if isinstance(op, OpDef) else get(op)
+    operands = tuple(operands)
+    for operand in operands:
+        if not isinstance(operand, Instruction):
+            raise HloError(f"{opdef.name}: operand {operand!r} is not an Instruction")
+    if opdef.arity is not None and len(operands) != opdef.arity:
+        raise HloError(f"{opdef.name}: expects {opdef.arity} operands, got {len(operands)}")
+    missing = [name for name in opdef.attrs if name not in attrs]
+    if missing:
+        raise HloError(f"{opdef.name}: missing attribute(s) {missing}")
+    unknown = [name for name in attrs if name not in opdef.attrs and name not in opdef.optional_attrs]
+    if unknown:
+        raise HloError(f"{opdef.name}: unknown attribute(s) {unknown}")
+    full = {name: _freeze(value) for name, value in opdef.optional_attrs.items()}
+    full.update((name, _freeze(value)) for name, value in attrs.items())
+    attr_tuple = tuple(sorted(full.items()))
+    key = (opdef.name, operands, attr_tuple)
+    with _INTERN_LOCK:
+        found = _INTERN.get(key)
+    if found is not None:
+        return found
+    attr_map = MappingProxyType(dict(attr_tuple))
+    shape = tuple(int(extent) for extent in opdef.shape_rule(operands, attr_map))
+    dtype = np.dtype(opdef.dtype_rule(operands, attr_map))
+    instruction = object.__new__(Instruction)
+    setter = object.__setattr__
+    setter(instruction, "op", opdef)
+    setter(instruction, "shape", shape)
+    setter(instruction, "dtype", dtype)
+    setter(instruction, "operands", operands)
+    setter(instruction, "attrs", attr_tuple)
+    setter(instruction, "_attr_map", attr_map)
+    with _INTERN_LOCK:
+        return _INTERN.setdefault(key, instruction)
+
+
+_PARAMETER_NUMBERS = itertools.count()
+
+
+def fresh_parameter(shape, dtype) -> Instruction:
+    """A parameter leaf with a process-unique number: the graph node of a materialized buffer."""
+    return make("parameter", number=next(_PARAMETER_NUMBERS), shape=tuple(shape), dtype=dtype)
+
+
+def constant(value, dtype=None) -> Instruction:
+    """A `constant` instruction holding `value` (converted with NumPy to `dtype`)."""
+    return make("constant", literal=Literal(value, dtype))
+
+
+def interned_count() -> int:
+    """How many instructions are alive (tests use it to check graphs are freed)."""
+    return len(_INTERN)

@@ -1,0 +1,106 @@
+"""Computation and Module: a graph with named parameters and outputs, walked iteratively.
+
+A Computation is a set of output instructions over parameter leaves numbered 0..n-1.
+Several outputs (for `la.eval(a, b)`) share their common subgraphs because instructions are
+interned. A Module holds the entry computation and, once fusion runs, the fused computations
+it calls. Every walk is iterative, so graphs of a million chained ops never hit the
+recursion limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from .instruction import Instruction
+from .op import HloError
+
+
+def post_order(outputs: Iterable[Instruction]) -> list[Instruction]:
+    """Every instruction reachable from `outputs`, operands before users, each once.
+
+    Deterministic: operands are visited left to right, outputs in order.
+    """
+    order: list[Instruction] = []
+    visited: set[int] = set()
+    for root in outputs:
+        if id(root) in visited:
+            continue
+        stack: list[tuple[Instruction, int]] = [(root, 0)]
+        visited.add(id(root))
+        while stack:
+            node, next_operand = stack[-1]
+            if next_operand < len(node.operands):
+                stack[-1] = (node, next_operand + 1)
+                operand = node.operands[next_operand]
+                if id(operand) not in visited:
+                    visited.add(id(operand))
+                    stack.append((operand, 0))
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def users_of(order: Sequence[Instruction]) -> dict[int, list[Instruction]]:
+    """Map id(instruction) -> the instructions in `order` that use it (once per use)."""
+    users: dict[int, list[Instruction]] = {id(node): [] for node in order}
+    for node in order:
+        for operand in node.operands:
+            users[id(operand)].append(node)
+    return users
+
+
+def replace_all(
+    outputs: Sequence[Instruction], rewrite
+) -> tuple[Instruction, ...]:
+    """Rebuild the graph bottom-up: `rewrite(node, new_operands)` returns the new node.
+
+    The workhorse of immutable-graph passes: it visits each node once, iteratively, and
+    only rebuilds what changed below.
+    """
+    mapping: dict[int, Instruction] = {}
+    for node in post_order(outputs):
+        new_operands = tuple(mapping[id(operand)] for operand in node.operands)
+        mapping[id(node)] = rewrite(node, new_operands)
+    return tuple(mapping[id(root)] for root in outputs)
+
+
+@dataclass(frozen=True)
+class Computation:
+    """Outputs over parameters `parameter(0..n-1)`; `parameters[i]` is parameter number i."""
+
+    name: str
+    parameters: tuple[Instruction, ...]
+    outputs: tuple[Instruction, ...]
+
+    def __post_init__(self):
+        for index, parameter in enumerate(self.parameters):
+            if parameter.opcode != "parameter" or parameter.attr("number") != index:
+                raise HloError(
+                    f"computation {self.name}: parameters[{index}] must be parameter({index}), "
+                    f"got {parameter!r}"
+                )
+
+    def post_order(self) -> list[Instruction]:
+        order = post_order(self.outputs)
+        listed = {id(parameter) for parameter in self.parameters}
+        stray = [node for node in order if node.opcode == "parameter" and id(node) not in listed]
+        if stray:
+            raise HloError(f"computation {self.name}: uses unlisted parameter {stray[0]!r}")
+        # Unused parameters still belong to the signature; list them first, in number order.
+        used = {id(node) for node in order}
+        unused = [parameter for parameter in self.parameters if id(parameter) not in used]
+        return unused + order
+
+    def __iter__(self) -> Iterator[Instruction]:
+        return iter(self.post_order())
+
+
+@dataclass(frozen=True)
+class Module:
+    """The unit of compilation: an entry computation plus the computations it calls."""
+
+    name: str
+    entry: Computation
+    computations: dict[str, Computation] = field(default_factory=dict)

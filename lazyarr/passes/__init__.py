@@ -1,0 +1,1 @@
+"""Target-independent HLO passes (simplification, CSE, fusion, buffer assignment)."""

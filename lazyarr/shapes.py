@@ -1,0 +1,79 @@
+"""Shape arithmetic shared by the IR and the frontend; errors quote the user's shapes."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Iterable, Sequence
+
+Shape = tuple[int, ...]
+
+
+def as_shape(value, *, where: str = "shape") -> Shape:
+    """Normalize an int or a sequence of ints to a shape tuple, refusing negative sizes."""
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
+        items = tuple(value)
+    else:
+        items = (value,)
+    try:
+        shape = tuple(operator.index(item) for item in items)
+    except TypeError:
+        raise TypeError(f"{where}: expected a tuple of ints, got {value!r}") from None
+    if any(size < 0 for size in shape):
+        raise ValueError(f"{where}: negative dimensions are not allowed, got {shape}")
+    return shape
+
+
+def size_of(shape: Sequence[int]) -> int:
+    return math.prod(shape)
+
+
+def broadcast_shapes(*shapes: Sequence[int], where: str = "broadcast") -> Shape:
+    """NumPy broadcasting; the error names the call and shows every operand's shape.
+
+    >>> broadcast_shapes((3, 1), (4,))
+    (3, 4)
+    """
+    ndim = max((len(shape) for shape in shapes), default=0)
+    result = []
+    for axis in range(-ndim, 0):
+        size = 1
+        for shape in shapes:
+            if -axis > len(shape):
+                continue
+            this = shape[axis]
+            if this == 1 or this == size:
+                continue
+            if size != 1:
+                shown = " ".join(str(tuple(s)) for s in shapes)
+                raise ValueError(
+                    f"{where}: operands could not be broadcast together with shapes {shown}"
+                )
+            size = this
+        result.append(size)
+    return tuple(result)
+
+
+def normalize_axis(axis, ndim: int, *, where: str = "axis") -> int:
+    """Map a possibly negative axis into [0, ndim), as NumPy's AxisError would check it."""
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{where}: axis must be an integer, got {axis!r}") from None
+    if not -ndim <= axis < ndim:
+        raise ValueError(
+            f"{where}: axis {axis} is out of bounds for array of dimension {ndim}"
+        )
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(axis, ndim: int, *, where: str = "axis") -> tuple[int, ...]:
+    """None -> all axes; int or tuple -> sorted unique non-negative axes (duplicates raise)."""
+    if axis is None:
+        return tuple(range(ndim))
+    if not isinstance(axis, (tuple, list)):
+        axis = (axis,)
+    axes = tuple(normalize_axis(each, ndim, where=where) for each in axis)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{where}: repeated axis in {tuple(axis)}")
+    return tuple(sorted(axes))

@@ -1,0 +1,26 @@
+"""Hypothesis profiles: `ci` (deterministic, the default) and `dev` (more examples).
+
+Select with HYPOTHESIS_PROFILE=dev. The ci profile derandomizes so that CI runs are
+reproducible and its example counts keep the whole suite within a few minutes on 2 cores.
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "dev",
+    max_examples=300,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
