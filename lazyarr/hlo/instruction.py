@@ -53,18 +53,23 @@ class Literal:
         return f"Literal({self.array!r})"
 
 
+_PLAIN = (int, str, float, bool, np.dtype)
+
+
 def _freeze(value):
     """Make an attribute value hashable and canonical (lists become tuples, dtypes normalized)."""
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(item) for item in value)
-    if isinstance(value, np.dtype):
-        return value
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):
         return float(value)
     if isinstance(value, np.bool_):
         return bool(value)
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value)  # np.float32 and np.dtype("float32") are one attribute value
     return value
 
 
@@ -132,6 +137,14 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
     """
     opdef = op if isinstance(op, OpDef) else get(op)
     operands = tuple(operands)
+    if opdef.optional_attrs:
+        attrs = {**opdef.optional_attrs, **attrs}
+    attr_tuple = tuple(sorted((name, _freeze(value)) for name, value in attrs.items()))
+    # Types join the key: `True == 1` and `1 == 1.0` must not make two instructions one.
+    key = (opdef.name, operands, attr_tuple, tuple(type(value) for _, value in attr_tuple))
+    found = _INTERN.get(key)
+    if found is not None:  # an interned instruction already passed the checks below
+        return found
     for operand in operands:
         if not isinstance(operand, Instruction):
             raise HloError(f"{opdef.name}: operand {operand!r} is not an Instruction")
@@ -143,14 +156,6 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
     unknown = [name for name in attrs if name not in opdef.attrs and name not in opdef.optional_attrs]
     if unknown:
         raise HloError(f"{opdef.name}: unknown attribute(s) {unknown}")
-    full = {name: _freeze(value) for name, value in opdef.optional_attrs.items()}
-    full.update((name, _freeze(value)) for name, value in attrs.items())
-    attr_tuple = tuple(sorted(full.items()))
-    key = (opdef.name, operands, attr_tuple)
-    with _INTERN_LOCK:
-        found = _INTERN.get(key)
-    if found is not None:
-        return found
     attr_map = MappingProxyType(dict(attr_tuple))
     shape = tuple(int(extent) for extent in opdef.shape_rule(operands, attr_map))
     dtype = np.dtype(opdef.dtype_rule(operands, attr_map))

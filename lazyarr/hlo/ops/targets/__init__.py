@@ -1,0 +1,3 @@
+"""custom-call targets, one module per family; importing this package registers them all."""
+
+from . import fft, linalg, sorting  # noqa: F401
