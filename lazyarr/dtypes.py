@@ -133,6 +133,13 @@ def check_weak_scalar_fits(value, dtype: np.dtype, *, where: str) -> None:
         raise OverflowError(f"{where}: Python integer {value} out of bounds for {dtype}")
 
 
+def _dtype_like(item):
+    """An array's dtype, or the item itself (a dtype, a scalar type class, a dtype name)."""
+    if hasattr(item, "dtype") and not isinstance(item, type):
+        return item.dtype
+    return item
+
+
 def result_type(*arrays_and_dtypes) -> np.dtype:
     """NumPy 2 promotion of arrays, dtypes and weak Python scalars.
 
@@ -143,10 +150,8 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
     for item in arrays_and_dtypes:
         if weak_scalar_type(item) is not None:
             operands.append(item)
-        elif hasattr(item, "dtype"):
-            operands.append(as_dtype(item.dtype, where="result_type"))
         else:
-            operands.append(as_dtype(item, where="result_type"))
+            operands.append(as_dtype(_dtype_like(item), where="result_type"))
     if not operands:
         raise ValueError("result_type: at least one array or dtype is required")
     return as_dtype(np.result_type(*operands), where="result_type")
@@ -154,7 +159,7 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
 
 def can_cast(from_, to) -> bool:
     """Whether `from_` casts to `to` without loss under NumPy's 'safe' rule."""
-    source = as_dtype(from_.dtype if hasattr(from_, "dtype") else from_, where="can_cast")
+    source = as_dtype(_dtype_like(from_), where="can_cast")
     return bool(np.can_cast(source, as_dtype(to, where="can_cast"), casting="safe"))
 
 
@@ -182,8 +187,8 @@ def isdtype(dtype, kind) -> bool:
 
 
 def finfo(type_):
-    return np.finfo(as_dtype(getattr(type_, "dtype", type_), where="finfo"))
+    return np.finfo(as_dtype(_dtype_like(type_), where="finfo"))
 
 
 def iinfo(type_):
-    return np.iinfo(as_dtype(getattr(type_, "dtype", type_), where="iinfo"))
+    return np.iinfo(as_dtype(_dtype_like(type_), where="iinfo"))

@@ -8,6 +8,9 @@ way in, so a lazy array never changes when the caller later mutates its NumPy ar
 
 from __future__ import annotations
 
+import functools
+import struct
+
 import numpy as np
 
 from .. import dtypes
@@ -78,8 +81,28 @@ def node_of(value, *, where: str = "asarray") -> Instruction:
 
 
 def scalar_constant(value, dtype) -> Instruction:
-    """A 0-d constant of `dtype` (NumPy's conversion, so 2.5 in an int dtype is refused upstream)."""
-    return constant(np.asarray(value).astype(dtype) if not isinstance(value, np.ndarray) else value.astype(dtype))
+    """A 0-d constant `value` converted to `dtype` as NumPy's astype converts it."""
+    dtype = np.dtype(dtype)
+    kind = type(value)
+    if kind in (int, bool):
+        return _python_scalar_constant(kind, value, dtype)
+    if kind in (float, complex):
+        # Keyed by the bits: -0.0 and 0.0 (equal) and NaNs of either sign stay distinct.
+        bits = struct.pack("<2d", value.real, value.imag)
+        return _python_scalar_constant(kind, bits, dtype)
+    return constant(np.asarray(value).astype(dtype))
+
+
+@functools.lru_cache(maxsize=1024)
+def _python_scalar_constant(kind, key, dtype) -> Instruction:
+    """Constants from Python scalars are hot in user code (`x * 2`): build each once."""
+    if kind in (float, complex):
+        real, imaginary = struct.unpack("<2d", key)
+        value = complex(real, imaginary) if kind is complex else real
+    else:
+        value = key
+    with np.errstate(all="ignore"):
+        return constant(np.asarray(value).astype(dtype))
 
 
 def convert(node: Instruction, dtype) -> Instruction:

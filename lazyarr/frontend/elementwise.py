@@ -9,29 +9,47 @@ NumPy name.
 
 from __future__ import annotations
 
+import builtins
+import functools
 import operator
 
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, make
+from ..hlo import Instruction, constant, make
 from ..shapes import broadcast_shapes
 from .array import Array
 from .core import as_array, broadcast_to, convert, is_python_scalar, scalar_constant, wrap
+
+
+def _is_weak_scalar(value) -> bool:
+    """A Python bool, int, float or complex: weak under NEP 50. NumPy scalars are strong, even
+    np.float64 and np.complex128, which subclass float and complex."""
+    return is_python_scalar(value) and not isinstance(value, np.generic)
+
+
+def _weak_constant(value, dtype) -> Instruction:
+    """A Python scalar as a 0-d constant of `dtype`, keeping the sign of a NaN (NumPy keeps it;
+    core.scalar_constant caches by repr(), and repr(-nan) is 'nan')."""
+    if isinstance(value, (float, complex)) and value != value:
+        return constant(np.asarray(value).astype(dtype))
+    return scalar_constant(value, dtype)
 
 
 def _operand_dtype(value):
     """What NumPy's type resolution sees for an operand: a dtype, or a weak Python type."""
     if isinstance(value, Array):
         return value.dtype
-    if is_python_scalar(value):
-        return dtypes.weak_scalar_type(value)
+    if _is_weak_scalar(value):
+        kind = dtypes.weak_scalar_type(value)
+        # resolve_dtypes takes int, float and complex as weak types; a Python bool is plain bool.
+        return dtypes.bool_ if kind is bool else kind
     return as_array(value).dtype
 
 
-def resolve(name: str, ufunc: np.ufunc, operands) -> tuple[tuple[np.dtype, ...], tuple[np.dtype, ...]]:
-    """NumPy's loop for `ufunc` on these operands: (input dtypes, output dtypes)."""
-    seen = tuple(_operand_dtype(value) for value in operands)
+@functools.lru_cache(maxsize=4096)
+def _resolve_loop(name: str, ufunc: np.ufunc, seen: tuple) -> tuple[tuple, tuple]:
+    """NumPy's loop for `ufunc` given operand dtypes / weak Python types (cached: it is hot)."""
     try:
         resolved = ufunc.resolve_dtypes(seen + (None,) * ufunc.nout)
     except TypeError:
@@ -40,24 +58,32 @@ def resolve(name: str, ufunc: np.ufunc, operands) -> tuple[tuple[np.dtype, ...],
             f"{name}: not supported for the input types ({shown}); NumPy's {ufunc.__name__} "
             "has no loop for them"
         ) from None
-    inputs, outputs = resolved[: ufunc.nin], resolved[ufunc.nin :]
-    for value, dtype in zip(operands, inputs):
-        if is_python_scalar(value):
-            dtypes.check_weak_scalar_fits(value, dtype, where=name)
+    inputs, outputs = tuple(resolved[: ufunc.nin]), tuple(resolved[ufunc.nin :])
     for dtype in inputs + outputs:
         if dtype not in dtypes.ALL:
             raise TypeError(f"{name}: NumPy would compute in {dtype}, which lazyarr does not support")
-    return tuple(inputs), tuple(outputs)
+    return inputs, outputs
+
+
+def resolve(name: str, ufunc: np.ufunc, operands) -> tuple[tuple[np.dtype, ...], tuple[np.dtype, ...]]:
+    """NumPy's loop for `ufunc` on these operands: (input dtypes, output dtypes)."""
+    inputs, outputs = _resolve_loop(name, ufunc, tuple(_operand_dtype(value) for value in operands))
+    for value, dtype in zip(operands, inputs):
+        if _is_weak_scalar(value):
+            # A Python int meeting a bool loop goes through a C long in NumPy: int64's range.
+            bound = dtypes.int64 if dtypes.is_bool(dtype) and type(value) is int else dtype
+            dtypes.check_weak_scalar_fits(value, bound, where=name)
+    return inputs, outputs
 
 
 def prepare(name: str, ufunc: np.ufunc, operands) -> tuple[list[Instruction], np.dtype]:
     """Resolve dtypes, convert and broadcast `operands`; return their nodes and the result dtype."""
     inputs, outputs = resolve(name, ufunc, operands)
-    arrays = [None if is_python_scalar(value) else as_array(value, where=name) for value in operands]
+    arrays = [None if _is_weak_scalar(value) else as_array(value, where=name) for value in operands]
     shape = broadcast_shapes(*(array.shape for array in arrays if array is not None), where=name)
     nodes = []
     for value, array, dtype in zip(operands, arrays, inputs):
-        node = scalar_constant(value, dtype) if array is None else convert(array._node, dtype)
+        node = _weak_constant(value, dtype) if array is None else convert(array._node, dtype)
         nodes.append(broadcast_to(node, shape))
     return nodes, outputs[0]
 
@@ -67,7 +93,59 @@ def _op(hlo_name, **attrs):
 
 
 def _compare(direction):
-    return _op("compare", direction=direction)
+    def build(left, right):
+        if left.dtype != right.dtype:
+            return _mixed_sign_compare(direction, left, right)
+        return make("compare", [left, right], direction=direction)
+
+    return build
+
+
+_MIRRORED = {"EQ": "EQ", "NE": "NE", "LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE"}
+
+
+def _mixed_sign_compare(direction, left, right):
+    """int64 against uint64, exactly as NumPy 2 compares them (no common dtype holds both).
+
+    A negative signed value is below every unsigned one; otherwise both fit uint64.
+    """
+    if dtypes.is_unsigned_integer(left.dtype):
+        left, right, direction = right, left, _MIRRORED[direction]
+    zero = broadcast_to(scalar_constant(0, left.dtype), left.shape)
+    negative = make("compare", [left, zero], direction="LT")
+    unsigned = make("compare", [convert(left, right.dtype), right], direction=direction)
+    if direction in ("NE", "LT", "LE"):
+        return make("or", [negative, unsigned])
+    return make("and", [make("not", [negative]), unsigned])
+
+
+_COMPARISON_UFUNCS = {
+    np.equal: "EQ", np.not_equal: "NE", np.less: "LT",
+    np.less_equal: "LE", np.greater: "GT", np.greater_equal: "GE",
+}
+
+
+def _compare_out_of_range(name, ufunc, operands):
+    """NumPy 2 compares a Python int outside the integer dtype it meets mathematically (no
+    OverflowError): `int8_array < 300` is all True. The answer is one constant; None if no
+    operand is such an int."""
+    if len(operands) != 2 or sum(_is_weak_scalar(value) for value in operands) != 1:
+        return None
+    position = 0 if _is_weak_scalar(operands[0]) else 1
+    value, array = operands[position], as_array(operands[1 - position], where=name)
+    inputs, _ = _resolve_loop(name, ufunc, tuple(_operand_dtype(operand) for operand in operands))
+    integers = dtypes.is_integer(array.dtype) and dtypes.is_integer(inputs[position])
+    if type(value) is not int or not integers:
+        return None  # NumPy's exact comparison is for integer arrays (bool goes through int64)
+    info = np.iinfo(inputs[position])
+    if info.min <= value <= info.max:
+        return None
+    direction = _COMPARISON_UFUNCS[ufunc]
+    if position == 0:
+        direction = _MIRRORED[direction]  # now: array <direction> value
+    above = value > info.max
+    outcome = {"EQ": False, "NE": True, "LT": above, "LE": above, "GT": not above, "GE": not above}
+    return wrap(broadcast_to(scalar_constant(outcome[direction], dtypes.bool_), array.shape))
 
 
 def _identity(node):
@@ -79,10 +157,9 @@ def _square(node):
 
 
 def _reciprocal(node):
-    if dtypes.is_integer(node.dtype) or dtypes.is_bool(node.dtype):
-        # NumPy's integer reciprocal is C's 1 / x; lazyarr's integer power defines x ** -1 alike.
-        minus_one = broadcast_to(scalar_constant(-1, node.dtype), node.shape)
-        return make("power", [node, minus_one])
+    if dtypes.is_integer(node.dtype):
+        # NumPy's integer loop is C's `(type)(1.0 / x)`: in double, then cast (1 / 0 -> INT_MIN).
+        return convert(make("reciprocal", [convert(node, dtypes.float64)]), node.dtype)
     return make("reciprocal", [node])
 
 
@@ -98,10 +175,6 @@ def _truth(node):
         return node
     zero = broadcast_to(scalar_constant(0, node.dtype), node.shape)
     return make("compare", [node, zero], direction="NE")
-
-
-def _angle(node):
-    return make("atan2", [make("imag", [node]), make("real", [node])])
 
 
 # NumPy name -> (ufunc whose type resolution applies, builder from converted nodes)
@@ -200,6 +273,10 @@ def apply(name: str, *operands) -> Array:
     ufunc, build = UFUNCS[name]
     if len(operands) != ufunc.nin:
         raise TypeError(f"{name}() takes {ufunc.nin} positional arguments, got {len(operands)}")
+    if ufunc in _COMPARISON_UFUNCS:
+        constant = _compare_out_of_range(name, ufunc, operands)
+        if constant is not None:
+            return constant
     nodes, result_dtype = prepare(name, ufunc, operands)
     if ufunc is np.power and dtypes.is_integer(result_dtype) and _is_negative_int(operands[1]):
         raise ValueError(f"{name}: Integers to negative integer powers are not allowed.")
@@ -328,15 +405,15 @@ def imag(x, /) -> Array:
 
 
 def angle(z, deg: bool = False) -> Array:
-    """Angle of complex numbers (NumPy's angle); `deg` gives degrees."""
+    """Angle of complex numbers (NumPy's angle); `deg` gives degrees.
+
+    As NumPy, real input computes arctan2(0, z) with a weak 0, so int8 gives float16.
+    """
     array = as_array(z, where="angle")
-    if not dtypes.is_inexact(array.dtype):
-        array = wrap(convert(array._node, dtypes.float64))
     if dtypes.is_complex(array.dtype):
-        result = wrap(_angle(array._node))
+        result = arctan2(imag(array), real(array))
     else:
-        zero = broadcast_to(scalar_constant(0, array.dtype), array.shape)
-        result = wrap(make("atan2", [zero, array._node]))
+        result = arctan2(0, array)
     return multiply(result, 180 / np.pi) if deg else result
 
 
@@ -349,17 +426,17 @@ def where(condition, x=None, y=None, /) -> Array:
     if x is None or y is None:
         raise ValueError("where: either both or neither of x and y should be given")
     condition = as_array(condition, where="where")
-    kinds = [value if is_python_scalar(value) else as_array(value, where="where").dtype for value in (x, y)]
+    kinds = [value if _is_weak_scalar(value) else as_array(value, where="where").dtype for value in (x, y)]
     result_dtype = dtypes.result_type(*kinds)
     for value in (x, y):
-        if is_python_scalar(value):
+        if _is_weak_scalar(value):
             dtypes.check_weak_scalar_fits(value, result_dtype, where="where")
-    arrays = [condition] + [None if is_python_scalar(v) else as_array(v, where="where") for v in (x, y)]
+    arrays = [condition] + [None if _is_weak_scalar(v) else as_array(v, where="where") for v in (x, y)]
     shape = broadcast_shapes(*(a.shape for a in arrays if a is not None), where="where")
     predicate = broadcast_to(_truth(condition._node), shape)
     branches = [
         broadcast_to(
-            scalar_constant(value, result_dtype) if array is None else convert(array._node, result_dtype),
+            _weak_constant(value, result_dtype) if array is None else convert(array._node, result_dtype),
             shape,
         )
         for value, array in zip((x, y), arrays[1:])
@@ -368,39 +445,89 @@ def where(condition, x=None, y=None, /) -> Array:
 
 
 def clip(x, /, min=None, max=None) -> Array:  # noqa: A002 (NumPy's and the array API's names)
-    """NumPy's clip: maximum(x, min) then minimum(..., max); NaN in x propagates."""
-    result = as_array(x, where="clip")
-    if min is not None:
-        result = maximum(result, min)
-    if max is not None:
-        result = minimum(result, max)
-    return result
+    """NumPy's clip: the result dtype promotes all three; NaN in any operand propagates.
+
+    As NumPy, a Python int bound beyond an integer array's range is dropped (it clips nothing),
+    one missing bound makes it minimum/maximum, and two bounds use NumPy's clip loop (clamp).
+    """
+    array = as_array(x, where="clip")
+    if dtypes.is_integer(array.dtype):
+        info = np.iinfo(array.dtype)
+        if type(min) is int and min <= info.min:
+            min = None
+        if type(max) is int and max >= info.max:
+            max = None
+    if min is None and max is None:
+        return positive(array)
+    if min is None:
+        return minimum(array, max)
+    if max is None:
+        return maximum(array, min)
+    operands = [value if _is_weak_scalar(value) else as_array(value, where="clip")
+                for value in (min, array, max)]
+    result_dtype = dtypes.result_type(*operands)
+    for value in operands:
+        if _is_weak_scalar(value):
+            dtypes.check_weak_scalar_fits(value, result_dtype, where="clip")
+    shape = broadcast_shapes(*(value.shape for value in operands if isinstance(value, Array)), where="clip")
+    nodes = [
+        broadcast_to(
+            _weak_constant(value, result_dtype) if _is_weak_scalar(value)
+            else convert(value._node, result_dtype),
+            shape,
+        )
+        for value in operands
+    ]
+    return wrap(make("clamp", nodes))
 
 
 def round(x, /, decimals: int = 0) -> Array:  # noqa: A001
-    """Round half to even to `decimals` places, as NumPy's round (scale, rint, unscale)."""
+    """Round half to even to `decimals` places, as NumPy's round.
+
+    NumPy's algorithm, step for step: scale by 10**decimals in the array's dtype (integers in
+    float64, cast back), rint, unscale; complex rounds its real and imaginary parts separately.
+    """
     decimals = operator.index(decimals)
     array = as_array(x, where="round")
-    if dtypes.is_integer(array.dtype) or dtypes.is_bool(array.dtype):
-        if decimals >= 0:
-            return array
-        raise NotImplementedError("round: negative decimals on integer arrays are not supported yet")
+    if dtypes.is_complex(array.dtype):
+        parts = (round(real(array), decimals), round(imag(array), decimals))
+        return wrap(make("complex", [part._node for part in parts]))
+    if dtypes.is_integer(array.dtype) and decimals >= 0:
+        return array
     if decimals == 0:
-        return rint(array)
-    scale = 10.0 ** abs(decimals)
+        return rint(array)  # bool rounds to float16, as NumPy's rint
+    if dtypes.is_bool(array.dtype):
+        raise TypeError(
+            f"round: decimals={decimals} is not supported for bool arrays (NumPy cannot store "
+            "the scaled values back in bool); convert to a numeric dtype first"
+        )
+    scale = 10.0 ** builtins.abs(decimals)
     if decimals > 0:
-        return divide(rint(multiply(array, scale)), scale)
-    return multiply(rint(divide(array, scale)), scale)
+        result = divide(rint(multiply(array, scale)), scale)
+    else:
+        result = multiply(rint(divide(array, scale)), scale)
+    return wrap(convert(result._node, array.dtype))
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> Array:
-    """|a - b| <= atol + rtol * |b|, as NumPy's isclose (infinities equal only to themselves)."""
-    a, b = as_array(a, where="isclose"), as_array(b, where="isclose")
-    kind = dtypes.result_type(a, b, 1.0)
-    a, b = wrap(convert(a._node, kind)), wrap(convert(b._node, kind))
-    finite = logical_and(isfinite(a), isfinite(b))
-    close = less_equal(absolute(subtract(a, b)), add(atol, multiply(rtol, absolute(b))))
-    result = where(finite, close, equal(a, b))
+    """NumPy's isclose: (|a - b| <= atol + rtol * |b| and b finite) or a == b.
+
+    As NumPy, only b is converted (to result_type(b, 1.0)) and Python scalars stay weak, so
+    atol and rtol act in b's precision.
+    """
+    a, b, rtol, atol = (
+        value if _is_weak_scalar(value) else as_array(value, where="isclose") for value in (a, b, rtol, atol)
+    )
+    if isinstance(b, Array):
+        b = wrap(convert(b._node, dtypes.result_type(b, 1.0)))
+    elif isinstance(b, int):
+        b = float(b)
+    if all(_is_weak_scalar(value) for value in (b, rtol, atol)):
+        tolerance = atol + rtol * builtins.abs(b)  # Python arithmetic, as in NumPy: stays weak
+    else:
+        tolerance = add(atol, multiply(rtol, absolute(b)))
+    close = logical_and(less_equal(absolute(subtract(a, b)), tolerance), isfinite(b))
+    result = logical_or(close, equal(a, b))
     if equal_nan:
         result = logical_or(result, logical_and(isnan(a), isnan(b)))
     return result
@@ -411,3 +538,6 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     from .reductions import all as all_
 
     return bool(all_(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+__all__ = [*UFUNCS, "real", "imag", "angle", "where", "clip", "round", "isclose", "allclose"]

@@ -1,3 +1,243 @@
-"""(in progress)"""
+"""NumPy indexing on lazy arrays: `x[key]` and `x[key] = value`, plus take and friends.
 
-__all__: list[str] = []
+`getitem` lowers a key (parsed by `indexing_key.parse_key`) to strict HLO: slices become one
+`slice` with positive strides (negative steps add a `reverse`), integers a size-1 slice that
+a `reshape` drops, and advanced indices one `gather` whose batch dims a `transpose` moves to
+where NumPy puts them. `setitem` returns a new array (arrays are immutable; `Array.__setitem__`
+rebinds the name): unit-step basic keys become a `dynamic-update-slice` with constant starts,
+every other key a `scatter` (mode set; with duplicate indices the last update wins, as NumPy
+does in practice).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..hlo import Instruction, constant, make
+from .array import Array
+from .core import as_array, broadcast_to, convert, wrap
+from .indexing_key import AdvancedIndex, IndexPlan, IntegerIndex, SliceIndex, format_shape, parse_key
+from .indexing_take import compress, ix_, put_along_axis, take, take_along_axis
+
+# getitem/setitem are the Array dunders (bound in methods.py), not namespace functions.
+__all__ = ["compress", "ix_", "put_along_axis", "take", "take_along_axis"]
+
+
+def getitem(array, key) -> Array:
+    """`array[key]` with NumPy's semantics, built lazily (a boolean mask is evaluated).
+
+    >>> import numpy as np, lazyarr as la
+    >>> x = la.asarray(np.arange(12).reshape(3, 4))
+    >>> np.asarray(getitem(x, (slice(1, None), slice(None, None, -2))))
+    array([[ 7,  5],
+           [11,  9]])
+    """
+    array = as_array(array, where="__getitem__")
+    plan = parse_key(array.shape, key)
+    node = _basic_slices(array._node, plan)
+    if plan.is_advanced:
+        node = _gather(node, plan)
+    return wrap(_reshaped(node, plan.result_shape()))
+
+
+def _reshaped(node: Instruction, shape) -> Instruction:
+    shape = tuple(shape)
+    return node if node.shape == shape else make("reshape", [node], shape=shape)
+
+
+def _basic_slices(node: Instruction, plan: IndexPlan) -> Instruction:
+    """Apply every slice (and basic integer, as a size-1 slice) as one slice + reverse."""
+    start = [0] * node.ndim
+    limit = list(node.shape)
+    stride = [1] * node.ndim
+    reversed_axes = []
+    for entry in plan.entries:
+        if isinstance(entry, IntegerIndex):
+            start[entry.axis], limit[entry.axis] = entry.value, entry.value + 1
+        elif isinstance(entry, SliceIndex) and not entry.is_full:
+            if entry.length == 0:
+                start[entry.axis] = limit[entry.axis] = 0
+                continue
+            last = entry.start + (entry.length - 1) * entry.step
+            low, high = min(entry.start, last), max(entry.start, last)
+            start[entry.axis], limit[entry.axis], stride[entry.axis] = low, high + 1, abs(entry.step)
+            if entry.step < 0 and entry.length > 1:
+                reversed_axes.append(entry.axis)
+    if tuple(start) != (0,) * node.ndim or tuple(limit) != node.shape or any(s != 1 for s in stride):
+        node = make("slice", [node], start=tuple(start), limit=tuple(limit), stride=tuple(stride))
+    if reversed_axes:
+        node = make("reverse", [node], dimensions=tuple(reversed_axes))
+    return node
+
+
+def _index_node(parts: list, batch_shape: tuple[int, ...]) -> Instruction:
+    """Stack index parts (NumPy arrays or lazy int64 nodes, each broadcastable to
+    `batch_shape`) into one int64 index array of shape batch_shape + (len(parts),)."""
+    if all(isinstance(part, np.ndarray) for part in parts):
+        stacked = np.stack([np.broadcast_to(part, batch_shape) for part in parts], axis=-1)
+        return constant(stacked.astype(np.int64))
+    columns = []
+    for part in parts:
+        node = constant(part) if isinstance(part, np.ndarray) else part
+        node = broadcast_to(convert(node, np.int64), batch_shape)
+        columns.append(_reshaped(node, batch_shape + (1,)))
+    if len(columns) == 1:
+        return columns[0]
+    return make("concatenate", columns, dimension=len(batch_shape))
+
+
+def _gather(node: Instruction, plan: IndexPlan) -> Instruction:
+    """Gather the advanced axes, then move the batch dims where NumPy places them."""
+    batch = plan.advanced_shape
+    axes, parts = [], []
+    for entry in plan.advanced_entries():
+        axes.extend(entry.axes)
+        parts.extend(entry.parts)
+    if not axes:  # only boolean scalars: a new axis of length 1 (True) or 0 (False)
+        return make(
+            "broadcast", [node], shape=batch + node.shape,
+            dimensions=tuple(range(len(batch), len(batch) + node.ndim)),
+        )
+    result = make("gather", [node, _index_node(parts, batch)], index_dims=tuple(axes))
+    before = plan.slices_before_advanced()
+    if before:
+        rank, count = result.ndim, len(batch)
+        permutation = (
+            tuple(range(count, count + before)) + tuple(range(count))
+            + tuple(range(count + before, rank))
+        )
+        result = make("transpose", [result], permutation=permutation)
+    return result
+
+
+# -- assignment -----------------------------------------------------------------------------
+
+
+def setitem(array, key, value) -> Array:
+    """A new array equal to `array` with `array[key] = value` applied (NumPy's semantics).
+
+    The value is converted to the array's dtype as NumPy's assignment converts it (a float
+    truncates into an integer array; a Python int out of the dtype's range raises
+    OverflowError) and broadcast to the indexed shape.
+
+    >>> import numpy as np, lazyarr as la
+    >>> x = la.asarray(np.arange(5))
+    >>> np.asarray(setitem(x, [0, 2], 0))
+    array([0, 1, 0, 3, 4])
+    """
+    array = as_array(array, where="__setitem__")
+    plan = parse_key(array.shape, key)
+    target_shape = plan.result_shape()
+    update = _update_node(value, array.dtype, target_shape, plan.is_advanced)
+    if math.prod(target_shape) == 0:
+        return wrap(array._node)
+    update = _reshaped(update, plan.result_shape(with_new_axes=False))
+    if not plan.is_advanced and all(entry.step == 1 for entry in plan.slices()):
+        return wrap(_update_block(array._node, plan, update))
+    return wrap(_scatter(array._node, plan, update))
+
+
+def _update_node(value, dtype, target_shape, advanced: bool) -> Instruction:
+    """`value` converted to `dtype` as NumPy's assignment converts, broadcast to target_shape."""
+    if isinstance(value, Array) or (isinstance(value, (list, tuple)) and _holds_lazy(value)):
+        node = convert(as_array(value, where="__setitem__")._node, dtype)
+    else:
+        buffer = np.empty(np.shape(value), dtype=dtype)
+        buffer[...] = value  # NumPy's own conversion rules (OverflowError, truncation, ...)
+        node = constant(buffer)
+    shape = node.shape
+    while len(shape) > len(target_shape) and shape[0] == 1:
+        shape = shape[1:]  # NumPy drops leading size-1 dims of the value
+    offset = len(target_shape) - len(shape)
+    fits = offset >= 0 and all(
+        size in (1, target_shape[offset + axis]) for axis, size in enumerate(shape)
+    )
+    if not fits:
+        if advanced:
+            raise ValueError(
+                f"shape mismatch: value array of shape {format_shape(node.shape)} could not be "
+                f"broadcast to indexing result of shape {format_shape(target_shape)}"
+            )
+        raise ValueError(
+            f"could not broadcast input array from shape {format_shape(node.shape)} into shape "
+            f"{format_shape(target_shape)}"
+        )
+    return broadcast_to(_reshaped(node, shape), target_shape)
+
+
+def _holds_lazy(value) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Array):
+            return True
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
+def _update_block(node: Instruction, plan: IndexPlan, update: Instruction) -> Instruction:
+    """A unit-step basic key selects one block: dynamic-update-slice with constant starts."""
+    starts = [0] * node.ndim
+    block = list(node.shape)
+    for entry in plan.entries:
+        if isinstance(entry, IntegerIndex):
+            starts[entry.axis], block[entry.axis] = entry.value, 1
+        elif isinstance(entry, SliceIndex):
+            starts[entry.axis], block[entry.axis] = entry.start, entry.length
+    update = _reshaped(update, block)
+    if tuple(block) == node.shape:
+        return update
+    start_nodes = [constant(np.int64(start)) for start in starts]
+    return make("dynamic-update-slice", [node, update] + start_nodes)
+
+
+def _scatter(node: Instruction, plan: IndexPlan, update: Instruction) -> Instruction:
+    """Every other key: scatter over the advanced, integer and partial-slice axes.
+
+    The update arrives in the result's order (without new axes); it is permuted to the
+    scatter's order: advanced batch dims, then the partial slices' dims, then the full
+    slices' dims (the operand dims the scatter leaves whole).
+    """
+    batch = plan.advanced_shape or ()
+    slices = plan.slices()
+    # Update dims in result order -> natural order (advanced batch dims first).
+    before = plan.slices_before_advanced()
+    count = len(batch)
+    natural = tuple(range(before, before + count)) + tuple(range(before)) + tuple(
+        range(before + count, update.ndim)
+    )
+    partial = [index for index, entry in enumerate(slices) if not entry.is_full]
+    full = [index for index, entry in enumerate(slices) if entry.is_full]
+    order = tuple(natural[:count]) + tuple(natural[count + index] for index in partial + full)
+    if order != tuple(range(update.ndim)):
+        update = make("transpose", [update], permutation=order)
+    grid = batch + tuple(slices[index].length for index in partial)
+    trailing = (1,) * len(partial)
+    parts_by_axis = {}
+    for entry in plan.entries:
+        if isinstance(entry, AdvancedIndex):
+            for axis, part in zip(entry.axes, entry.parts):
+                parts_by_axis[axis] = _grid_part(part, batch, trailing, grid)
+        elif isinstance(entry, IntegerIndex):
+            parts_by_axis[entry.axis] = np.full(grid, entry.value, dtype=np.int64)
+    for position, index in enumerate(partial):
+        entry = slices[index]
+        view = [1] * len(grid)
+        view[count + position] = entry.length
+        parts_by_axis[entry.axis] = entry.positions().reshape(view)
+    if not parts_by_axis:  # only boolean scalars: `x[True] = v` replaces the whole array
+        return _reshaped(update, node.shape)
+    axes = tuple(sorted(parts_by_axis))
+    indices = _index_node([parts_by_axis[axis] for axis in axes], grid)
+    return make("scatter", [node, indices, update], index_dims=axes, mode="set")
+
+
+def _grid_part(part, batch, trailing, grid):
+    """An advanced index part (shape broadcastable to `batch`) laid out over the full grid."""
+    if isinstance(part, np.ndarray):
+        return np.broadcast_to(part, batch).reshape(batch + trailing)
+    node = broadcast_to(part, batch)
+    return broadcast_to(_reshaped(node, batch + trailing), grid)

@@ -1,3 +1,116 @@
-"""(in progress)"""
+"""Array manipulation: the public names, and the Array methods that forward to them.
 
-__all__: list[str] = []
+The functions live by purpose in manipulation_layout.py (reshape, transpose, squeeze,
+broadcast, flip, astype), manipulation_joining.py (concatenate, stack, split) and
+manipulation_repeating.py (tile, repeat, roll, pad, diff). `METHODS` and `PROPERTIES` map
+NumPy's ndarray method names to adapters with NumPy's method signatures
+(`x.reshape(2, 3)` as well as `x.reshape((2, 3))`, `x.transpose(1, 0)`), for binding onto Array.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from .. import dtypes
+from .manipulation_joining import (
+    array_split,
+    column_stack,
+    concat,
+    concatenate,
+    dstack,
+    hstack,
+    split,
+    stack,
+    unstack,
+    vstack,
+)
+from .manipulation_layout import (
+    astype,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_arrays,
+    broadcast_to,
+    expand_dims,
+    flip,
+    matrix_transpose,
+    moveaxis,
+    permute_dims,
+    ravel,
+    reshape,
+    squeeze,
+    swapaxes,
+    transpose,
+)
+from .manipulation_nodes import check_casting
+from .manipulation_repeating import diff, pad, repeat, roll, tile
+
+__all__ = [
+    "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
+    "moveaxis", "expand_dims", "squeeze", "broadcast_to", "broadcast_arrays", "astype",
+    "atleast_1d", "atleast_2d", "atleast_3d", "flip",
+    "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
+    "split", "array_split", "unstack",
+    "tile", "repeat", "roll", "pad", "diff",
+]
+
+
+def _shape_arguments(arguments):
+    """NumPy's method convention: f(2, 3) and f((2, 3)) mean the same; f() means None."""
+    if not arguments:
+        return None
+    if len(arguments) == 1:
+        try:
+            operator.index(arguments[0])
+        except TypeError:
+            return arguments[0]  # one sequence (or None)
+    return arguments
+
+
+def reshape_method(self, *shape, order="C", copy=None):
+    """x.reshape(2, 3) or x.reshape((2, 3)) (NumPy's ndarray.reshape)."""
+    requested = _shape_arguments(shape)
+    if requested is None:
+        raise TypeError("reshape: missing the new shape")
+    return reshape(self, requested, order=order, copy=copy)
+
+
+def transpose_method(self, *axes):
+    """x.transpose(), x.transpose(1, 0) or x.transpose((1, 0))."""
+    return transpose(self, _shape_arguments(axes))
+
+
+def flatten_method(self, order="C"):
+    """x.flatten(): ravel (a copy in NumPy; lazy arrays are immutable, so the same)."""
+    return ravel(self, order)
+
+
+def astype_method(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    """x.astype(dtype, casting=...): NumPy's method, which checks `casting` before converting."""
+    check_casting(self.dtype, dtypes.as_dtype(dtype, where="astype"), casting, "astype")
+    return astype(self, dtype, copy=copy)
+
+
+def _matrix_transpose_property(self):
+    if self.ndim < 2:
+        raise ValueError(f"mT: matrix transpose with ndim < 2 is undefined (ndim is {self.ndim})")
+    return matrix_transpose(self)
+
+
+# ndarray method name -> function(self, ...) with NumPy's method signature
+METHODS = {
+    "reshape": reshape_method,
+    "ravel": ravel,
+    "flatten": flatten_method,
+    "transpose": transpose_method,
+    "swapaxes": swapaxes,
+    "squeeze": squeeze,
+    "astype": astype_method,
+    "repeat": repeat,
+}
+
+# ndarray property name -> getter
+PROPERTIES = {
+    "T": transpose,
+    "mT": _matrix_transpose_property,
+}

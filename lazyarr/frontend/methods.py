@@ -6,7 +6,7 @@ There are no in-place operators: `a += b` falls back to `a = a + b`, which rebin
 
 from __future__ import annotations
 
-from . import elementwise
+from . import elementwise, indexing, interop, linalg, manipulation, reductions, searching
 from .array import Array
 
 # dunder -> (elementwise function name, reflected?)
@@ -55,4 +55,56 @@ def _bind_operators():
         setattr(Array, f"__{dunder}__", _unary(getattr(elementwise, name)))
 
 
+# method name -> the function it forwards to, with the array as first argument
+_METHODS = {
+    **manipulation.METHODS,
+    "sum": reductions.sum, "prod": reductions.prod, "mean": reductions.mean,
+    "var": reductions.var, "std": reductions.std, "max": reductions.max, "min": reductions.min,
+    "argmax": reductions.argmax, "argmin": reductions.argmin, "any": reductions.any,
+    "all": reductions.all, "cumsum": reductions.cumsum, "cumprod": reductions.cumprod,
+    "trace": linalg.trace, "diagonal": linalg.diagonal, "dot": linalg.dot,
+    "take": indexing.take, "nonzero": searching.nonzero, "argsort": searching.argsort,
+    "searchsorted": searching.searchsorted, "sort": searching.sort_in_place,
+    "clip": elementwise.clip, "round": elementwise.round, "conj": elementwise.conj,
+    "conjugate": elementwise.conjugate,
+}
+
+
+def _matmul(self, other):
+    return linalg.matmul(self, other)
+
+
+def _rmatmul(self, other):
+    return linalg.matmul(other, self)
+
+
+def _getitem(self, key):
+    return indexing.getitem(self, key)
+
+
+def _setitem(self, key, value):
+    """`a[key] = value` rebinds `a` to a new graph node; other arrays keep their values."""
+    self._node = indexing.setitem(self, key, value)._node
+
+
+def _bind_methods():
+    for name, function in _METHODS.items():
+        setattr(Array, name, function)
+    for name, getter in manipulation.PROPERTIES.items():
+        setattr(Array, name, property(getter))
+    Array.__matmul__ = _matmul
+    Array.__rmatmul__ = _rmatmul
+    Array.__getitem__ = _getitem
+    Array.__setitem__ = _setitem
+    Array.real = property(elementwise.real)
+    Array.imag = property(elementwise.imag)
+
+
+def _bind_protocols():
+    Array.__array_ufunc__ = interop.array_ufunc
+    Array.__array_function__ = interop.array_function
+
+
 _bind_operators()
+_bind_methods()
+_bind_protocols()

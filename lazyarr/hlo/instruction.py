@@ -137,6 +137,9 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
     """
     opdef = op if isinstance(op, OpDef) else get(op)
     operands = tuple(operands)
+    for operand in operands:
+        if not isinstance(operand, Instruction):
+            raise HloError(f"{opdef.name}: operand {operand!r} is not an Instruction")
     if opdef.optional_attrs:
         attrs = {**opdef.optional_attrs, **attrs}
     attr_tuple = tuple(sorted((name, _freeze(value)) for name, value in attrs.items()))
@@ -145,9 +148,6 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
     found = _INTERN.get(key)
     if found is not None:  # an interned instruction already passed the checks below
         return found
-    for operand in operands:
-        if not isinstance(operand, Instruction):
-            raise HloError(f"{opdef.name}: operand {operand!r} is not an Instruction")
     if opdef.arity is not None and len(operands) != opdef.arity:
         raise HloError(f"{opdef.name}: expects {opdef.arity} operands, got {len(operands)}")
     missing = [name for name in opdef.attrs if name not in attrs]

@@ -1,4 +1,4 @@
-"""Elementwise ops: unary, binary, compare, select, clamp, convert.
+"""Elementwise ops: unary, binary, compare, select, clamp, convert, complex.
 
 Each op is one row of a table: its HLO name, its NumPy reference, the dtypes it accepts and
 how its result dtype follows. Operands are strict: equal shapes, equal dtypes (select's
@@ -72,6 +72,11 @@ def _integer_power(base, exponent):
 def _power(base, exponent):
     if dtypes.is_integer(base.dtype):
         return _integer_power(base, exponent)
+    if exponent.size and not any(exponent.strides):
+        # A broadcast scalar. NumPy's float loops give a scalar exponent its own path (x ** 0.5
+        # is sqrt(x), x ** -1 is 1 / x), which rounds differently from the vector pow; a size-1
+        # broadcast view would not be seen as a scalar, so pass the scalar itself.
+        exponent = exponent[(0,) * exponent.ndim]
     return np.power(base, exponent)
 
 
@@ -191,7 +196,7 @@ register(OpDef(
     arity=2,
     shape_rule=lambda operands, attrs: same_shape("compare", operands),
     dtype_rule=_compare_dtype,
-    reference=lambda values, attrs: np.asarray(COMPARISONS[attrs["direction"]](*values)),
+    reference=lambda values, attrs: _quiet(COMPARISONS[attrs["direction"]])(values, attrs),
     attrs=("direction",),
     traits=frozenset({ELEMENTWISE}),
     doc="Elementwise comparison; direction is one of EQ NE LT LE GT GE; NaN compares unequal.",
@@ -219,11 +224,12 @@ register(OpDef(
 def _clamp_reference(values, attrs):
     minimum, operand, maximum = values
     with np.errstate(all="ignore"):
-        return np.asarray(np.minimum(np.maximum(operand, minimum), maximum))
+        # NumPy's clip loop, not minimum(maximum(...)): they differ on the sign of zero.
+        return np.asarray(np.clip(operand, minimum, maximum))
 
 
 def _clamp_dtype(operands, attrs):
-    require_dtypes("clamp", operands, REAL)
+    require_dtypes("clamp", operands, ALL)
     return same_dtype("clamp", operands)
 
 
@@ -234,21 +240,24 @@ register(OpDef(
     dtype_rule=_clamp_dtype,
     reference=_clamp_reference,
     traits=frozenset({ELEMENTWISE}),
-    doc="clamp(min, operand, max) = minimum(maximum(operand, min), max), NumPy's clip.",
+    doc="clamp(min, operand, max): NumPy's clip (NaN propagates; min > max gives max).",
 ))
 
 
 def _convert_reference(values, attrs):
     (operand,) = values
     target = attrs["dtype"]
-    if dtypes.is_complex(operand.dtype) and not dtypes.is_complex(target):
-        operand = operand.real
+    if dtypes.is_complex(operand.dtype) and not dtypes.is_complex(target) and target != dtypes.bool_:
+        operand = operand.real  # as NumPy's astype (without its ComplexWarning); bool is z != 0
     with np.errstate(all="ignore"):
         return np.asarray(operand.astype(target))
 
 
 def _convert_dtype(operands, attrs):
-    return dtypes.as_dtype(attrs["dtype"], where="convert")
+    try:
+        return dtypes.as_dtype(attrs["dtype"], where="convert")
+    except TypeError as error:
+        raise HloError(str(error)) from None  # a broken rule, as every op reports it
 
 
 register(OpDef(
@@ -260,4 +269,31 @@ register(OpDef(
     attrs=("dtype",),
     traits=frozenset({ELEMENTWISE}),
     doc="Element type conversion as NumPy's astype (complex to real drops the imaginary part).",
+))
+
+
+_COMPLEX_OF = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}
+
+
+def _complex_dtype(operands, attrs):
+    same_dtype("complex", operands)
+    require_dtypes("complex", operands, tuple(_COMPLEX_OF))
+    return _COMPLEX_OF[operands[0].dtype]
+
+
+def _complex_reference(values, attrs):
+    real_part, imaginary_part = values
+    result = np.empty(real_part.shape, _COMPLEX_OF[real_part.dtype])
+    result.real, result.imag = real_part, imaginary_part
+    return result
+
+
+register(OpDef(
+    name="complex",
+    arity=2,
+    shape_rule=lambda operands, attrs: same_shape("complex", operands),
+    dtype_rule=_complex_dtype,
+    reference=_complex_reference,
+    traits=frozenset({ELEMENTWISE}),
+    doc="complex(real, imag) -> real + imag*i without arithmetic (inf, NaN and -0.0 parts survive).",
 ))

@@ -1,0 +1,99 @@
+"""NumPy's dispatch protocols: `np.exp(lazy)` and `np.sum(lazy)` stay lazy.
+
+`__array_ufunc__` maps a ufunc call (and the reductions/scans NumPy spells as ufunc methods)
+to lazyarr's function of the same name; `__array_function__` maps `np.<name>` (and
+`np.linalg.<name>`, `np.fft.<name>`) to `la.<name>`. What lazyarr does not implement falls back
+to NumPy on evaluated inputs and returns NumPy's (eager) result, so existing code keeps working.
+An `out=` argument evaluates and writes into the given NumPy array, as NumPy does.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from . import elementwise
+from .array import Array
+
+# ufunc name -> lazyarr reduction for `ufunc.reduce` / `ufunc.accumulate`
+_REDUCE_METHODS = {
+    "add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+    "logical_and": "all", "logical_or": "any",
+}
+_ACCUMULATE_METHODS = {"add": "cumsum", "multiply": "cumprod"}
+
+
+def _namespace(module_name: str = "lazyarr"):
+    return importlib.import_module(module_name)
+
+
+def to_numpy(value):
+    """Replace lazy arrays (also inside lists, tuples and dicts) by their NumPy values."""
+    if isinstance(value, Array):
+        return value.numpy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(to_numpy(item) for item in value)
+    if isinstance(value, dict):
+        return {key: to_numpy(item) for key, item in value.items()}
+    return value
+
+
+def _write_out(result, out):
+    """NumPy's out= contract: evaluate, copy into the caller's array, return it."""
+    targets = out if isinstance(out, tuple) else (out,)
+    results = result if isinstance(result, tuple) else (result,)
+    for target, value in zip(targets, results):
+        np.copyto(target, np.asarray(value), casting="same_kind")
+    return out if isinstance(out, tuple) and len(out) > 1 else targets[0]
+
+
+def _lazy_ufunc_call(ufunc, method, inputs, kwargs):
+    """The lazy equivalent of `getattr(ufunc, method)(*inputs, **kwargs)`, or None."""
+    name = ufunc.__name__
+    if method == "__call__" and not kwargs:
+        if name == "matmul":
+            return _namespace().matmul(*inputs)
+        if name in elementwise.UFUNCS:
+            return elementwise.apply(name, *inputs)
+        return None
+    if method == "reduce" and name in _REDUCE_METHODS and set(kwargs) <= {"axis", "keepdims"}:
+        return getattr(_namespace(), _REDUCE_METHODS[name])(*inputs, **{"axis": 0, **kwargs})
+    if method == "accumulate" and name in _ACCUMULATE_METHODS and set(kwargs) <= {"axis"}:
+        return getattr(_namespace(), _ACCUMULATE_METHODS[name])(*inputs, **{"axis": 0, **kwargs})
+    return None
+
+
+def array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
+    result = _lazy_ufunc_call(ufunc, method, inputs, kwargs)
+    if result is None:
+        result = getattr(ufunc, method)(*to_numpy(inputs), **to_numpy(kwargs))
+    if out is not None:
+        return _write_out(result, out)
+    return result
+
+
+def _lazy_function(func):
+    """lazyarr's function with NumPy function `func`'s name and submodule, or None."""
+    module = func.__module__ or "numpy"
+    if module.startswith("numpy.linalg"):
+        namespace = _namespace("lazyarr.linalg")
+    elif module.startswith("numpy.fft"):
+        namespace = _namespace("lazyarr.fft")
+    else:
+        namespace = _namespace()
+    candidate = getattr(namespace, func.__name__, None)
+    return candidate if callable(candidate) and not isinstance(candidate, type) else None
+
+
+def array_function(self, func, types, args, kwargs):
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out", None)
+    lazy = _lazy_function(func)
+    if lazy is not None:
+        result = lazy(*args, **kwargs)
+    else:
+        result = func(*to_numpy(args), **to_numpy(kwargs))
+    if out is not None:
+        return _write_out(result, out)
+    return result

@@ -1,0 +1,302 @@
+"""Shape and axis manipulation that only remaps indices: reshape, transpose, squeeze, flip ...
+
+Every function here builds one (or no) HLO layout instruction, so a chain of them keeps the
+graph O(1) in size and a compiler emits them by rewriting indices, never by copying. Lazy
+arrays have no memory layout: NumPy's memory-order options ('K', 'A') act as 'C' (see each
+docstring). Errors follow NumPy's wording, prefixed with the function's name.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import dtypes
+from ..hlo import make
+from ..shapes import broadcast_shapes, normalize_axis
+from .array import Array
+from .core import as_array, convert, wrap
+from .manipulation_nodes import (
+    as_items,
+    broadcast_node,
+    normalize_axis_tuple,
+    reshape_node,
+    resolve_shape,
+    transpose_node,
+)
+
+__all__ = [
+    "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
+    "moveaxis", "expand_dims", "squeeze", "broadcast_to", "broadcast_arrays", "astype",
+    "atleast_1d", "atleast_2d", "atleast_3d", "flip",
+]
+
+
+def _check_order(order, where: str, accepted=("C", "F", "A", "K")) -> str:
+    if order is None:
+        return "C"
+    if not isinstance(order, str) or order.upper() not in accepted:
+        raise ValueError(f"{where}: order must be one of {', '.join(map(repr, accepted))}, got {order!r}")
+    return order.upper()
+
+
+# -- reshaping -------------------------------------------------------------------------------
+def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None) -> Array:
+    """A new shape for the same elements; one dimension may be -1 (inferred).
+
+    order='F' reads and writes in column-major order (a transpose on each side); 'A' acts as
+    'C' because lazy arrays have no memory layout. `copy` has no effect: arrays are immutable.
+    `newshape` is NumPy's older name for `shape`.
+
+    >>> import lazyarr as la
+    >>> la.reshape(la.asarray([1, 2, 3, 4, 5, 6]), (2, -1)).shape
+    (2, 3)
+    """
+    if newshape is not None:
+        if shape is not None:
+            raise TypeError("reshape: pass only one of shape and newshape")
+        shape = newshape
+    if shape is None:
+        raise TypeError("reshape: missing required argument 'shape'")
+    _check_copy(copy, "reshape")
+    order = _check_order(order, "reshape", ("C", "F", "A"))
+    array = as_array(a, where="reshape")
+    target = resolve_shape(array.size, shape)
+    if order == "F":
+        reversed_node = transpose_node(array._node, range(array.ndim - 1, -1, -1))
+        flipped = reshape_node(reversed_node, target[::-1])
+        return wrap(transpose_node(flipped, range(len(target) - 1, -1, -1)))
+    return wrap(reshape_node(array._node, target))
+
+
+def _check_copy(copy, where: str) -> None:
+    if copy not in (None, True, False):
+        raise ValueError(f"{where}: copy must be None, True or False, got {copy!r}")
+
+
+def ravel(a, order="C") -> Array:
+    """The elements as a 1-d array, row-major; 'F' is column-major; 'A' and 'K' act as 'C'.
+
+    >>> import lazyarr as la
+    >>> la.ravel(la.asarray([[1, 2], [3, 4]])).shape
+    (4,)
+    """
+    order = _check_order(order, "ravel")
+    return reshape(a, (-1,), order="F" if order == "F" else "C")
+
+
+# -- axis permutations -----------------------------------------------------------------------
+def transpose(a, axes=None) -> Array:
+    """Permute the axes; reversed by default. Negative axes count from the end.
+
+    >>> import lazyarr as la
+    >>> la.transpose(la.zeros((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
+    array = as_array(a, where="transpose")
+    if axes is None:
+        return wrap(transpose_node(array._node, range(array.ndim - 1, -1, -1)))
+    items = as_items(axes)
+    if len(items) != array.ndim:
+        raise ValueError(
+            f"transpose: axes don't match array: got {len(items)} axes {items} for an array "
+            f"of dimension {array.ndim}"
+        )
+    permutation = tuple(normalize_axis(axis, array.ndim, where="transpose") for axis in items)
+    if len(set(permutation)) != len(permutation):
+        raise ValueError(f"transpose: repeated axis in transpose {items}")
+    return wrap(transpose_node(array._node, permutation))
+
+
+def permute_dims(a, axes=None) -> Array:
+    """The array API's name for transpose."""
+    return transpose(a, axes)
+
+
+def matrix_transpose(x, /) -> Array:
+    """Swap the last two axes (a stack of matrices transposed).
+
+    >>> import lazyarr as la
+    >>> la.matrix_transpose(la.zeros((5, 2, 3))).shape
+    (5, 3, 2)
+    """
+    array = as_array(x, where="matrix_transpose")
+    if array.ndim < 2:
+        raise ValueError(
+            f"matrix_transpose: input array must be at least 2-dimensional, but it is {array.ndim}"
+        )
+    permutation = list(range(array.ndim))
+    permutation[-2:] = permutation[-1], permutation[-2]
+    return wrap(transpose_node(array._node, permutation))
+
+
+def swapaxes(a, axis1, axis2) -> Array:
+    """Interchange two axes.
+
+    >>> import lazyarr as la
+    >>> la.swapaxes(la.zeros((2, 3, 4)), 0, -1).shape
+    (4, 3, 2)
+    """
+    array = as_array(a, where="swapaxes")
+    first = normalize_axis(axis1, array.ndim, where="swapaxes axis1")
+    second = normalize_axis(axis2, array.ndim, where="swapaxes axis2")
+    permutation = list(range(array.ndim))
+    permutation[first], permutation[second] = second, first
+    return wrap(transpose_node(array._node, permutation))
+
+
+def moveaxis(a, source, destination) -> Array:
+    """Move axes to new positions; the other axes keep their order.
+
+    >>> import lazyarr as la
+    >>> la.moveaxis(la.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
+    array = as_array(a, where="moveaxis")
+    sources = normalize_axis_tuple(source, array.ndim, where="moveaxis", argument="source")
+    targets = normalize_axis_tuple(destination, array.ndim, where="moveaxis", argument="destination")
+    if len(sources) != len(targets):
+        raise ValueError(
+            "moveaxis: `source` and `destination` arguments must have the same number of "
+            f"elements, got {len(sources)} and {len(targets)}"
+        )
+    order = [axis for axis in range(array.ndim) if axis not in sources]
+    for target, source_axis in sorted(zip(targets, sources)):
+        order.insert(target, source_axis)
+    return wrap(transpose_node(array._node, order))
+
+
+# -- adding and removing unit axes -------------------------------------------------------------
+def expand_dims(a, axis) -> Array:
+    """Insert size-1 axes at the positions `axis` (an int or a tuple) of the result.
+
+    >>> import lazyarr as la
+    >>> la.expand_dims(la.zeros((2, 3)), (0, -1)).shape
+    (1, 2, 3, 1)
+    """
+    array = as_array(a, where="expand_dims")
+    count = len(as_items(axis))
+    new_axes = normalize_axis_tuple(axis, array.ndim + count, where="expand_dims")
+    sizes = iter(array.shape)
+    shape = tuple(1 if position in new_axes else next(sizes) for position in range(array.ndim + count))
+    return wrap(reshape_node(array._node, shape))
+
+
+def squeeze(a, axis=None) -> Array:
+    """Remove size-1 axes (all of them, or those named by `axis`; others raise).
+
+    >>> import lazyarr as la
+    >>> la.squeeze(la.zeros((1, 2, 1))).shape
+    (2,)
+    """
+    array = as_array(a, where="squeeze")
+    if axis is None:
+        removed = {position for position, size in enumerate(array.shape) if size == 1}
+    else:
+        removed = set(normalize_axis_tuple(axis, array.ndim, where="squeeze"))
+        for position in sorted(removed):
+            if array.shape[position] != 1:
+                raise ValueError(
+                    "squeeze: cannot select an axis to squeeze out which has size not equal to "
+                    f"one (axis {position} has size {array.shape[position]} in shape {array.shape})"
+                )
+    shape = tuple(size for position, size in enumerate(array.shape) if position not in removed)
+    return wrap(reshape_node(array._node, shape))
+
+
+def _at_least(arrays, ndim: int, where: str, place):
+    results = []
+    for value in arrays:
+        array = as_array(value, where=where)
+        if array.ndim < ndim:
+            array = wrap(reshape_node(array._node, place(array.shape)))
+        results.append(array)
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def atleast_1d(*arys):
+    """Arrays with at least one dimension (0-d becomes shape (1,)); one array or a tuple."""
+    return _at_least(arys, 1, "atleast_1d", lambda shape: (1,))
+
+
+def atleast_2d(*arys):
+    """Arrays with at least two dimensions: (n,) becomes (1, n), 0-d becomes (1, 1)."""
+    return _at_least(arys, 2, "atleast_2d", lambda shape: (1,) * (2 - len(shape)) + shape)
+
+
+def atleast_3d(*arys):
+    """At least three dimensions: 0-d -> (1, 1, 1), (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    def place(shape):
+        return {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}[len(shape)]
+
+    return _at_least(arys, 3, "atleast_3d", place)
+
+
+# -- broadcasting --------------------------------------------------------------------------------
+def broadcast_to(array, shape, subok=False) -> Array:
+    """`array` repeated (without copying) to `shape` by NumPy's broadcasting rules.
+
+    >>> import lazyarr as la
+    >>> la.broadcast_to(la.asarray([1, 2, 3]), (2, 3)).shape
+    (2, 3)
+    """
+    source = as_array(array, where="broadcast_to")
+    items = as_items(shape)
+    try:
+        target = tuple(operator.index(item) for item in items)
+    except TypeError:
+        raise TypeError(f"broadcast_to: shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(size < 0 for size in target):
+        raise ValueError(f"broadcast_to: all elements of broadcast shape must be non-negative, got {target}")
+    return wrap(broadcast_node(source._node, target, where="broadcast_to"))
+
+
+def broadcast_arrays(*args, subok=False) -> tuple[Array, ...]:
+    """All arguments broadcast to their common shape (a tuple, as NumPy 2 returns).
+
+    >>> import lazyarr as la
+    >>> [x.shape for x in la.broadcast_arrays(la.zeros((3, 1)), la.zeros(4))]
+    [(3, 4), (3, 4)]
+    """
+    arrays = [as_array(value, where="broadcast_arrays") for value in args]
+    shape = broadcast_shapes(*(array.shape for array in arrays), where="broadcast_arrays")
+    return tuple(wrap(broadcast_node(array._node, shape, where="broadcast_arrays")) for array in arrays)
+
+
+# -- reversal and dtype ----------------------------------------------------------------------------
+def flip(m, axis=None) -> Array:
+    """Reverse the order of elements along `axis` (all axes by default).
+
+    >>> import lazyarr as la
+    >>> la.flip(la.asarray([1, 2, 3])).tolist()
+    [3, 2, 1]
+    """
+    array = as_array(m, where="flip")
+    if axis is None:
+        axes = tuple(range(array.ndim))
+    else:
+        axes = tuple(sorted(normalize_axis_tuple(axis, array.ndim, where="flip")))
+    if not axes:
+        return array
+    return wrap(make("reverse", [array._node], dimensions=axes))
+
+
+def astype(x, dtype, /, *, copy=True, device=None) -> Array:
+    """`x` converted to `dtype` with NumPy's (unsafe) casting: floats truncate toward zero,
+    complex to real drops the imaginary part. With copy=False and the same dtype, `x` itself.
+
+    >>> import lazyarr as la
+    >>> la.astype(la.asarray([1.7, -1.7]), "int32").tolist()
+    [1, -1]
+    """
+    if not isinstance(x, (Array, np.ndarray, np.generic)):
+        raise TypeError(f"astype: input should be an array, it is a {type(x).__name__}")
+    if device not in (None, "cpu"):
+        raise ValueError(f"astype: unknown device {device!r}; available: 'cpu'")
+    _check_copy(copy, "astype")
+    array = as_array(x, where="astype")
+    target = dtypes.as_dtype(dtype, where="astype")
+    if target == array.dtype:
+        return array if copy is False or not isinstance(x, Array) else wrap(array._node)
+    return wrap(convert(array._node, target))

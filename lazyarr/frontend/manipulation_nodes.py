@@ -1,0 +1,127 @@
+"""Node-level helpers shared by the frontend modules: layout instructions built only when
+needed (no instruction for an identity reshape or transpose), static argument parsing
+(shapes, axes, -1 inference) and NumPy's casting-rule check, with NumPy's error wording.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from ..hlo import Instruction, make
+from ..shapes import normalize_axis
+from .array import Array
+
+
+def reshape_node(node: Instruction, shape) -> Instruction:
+    """`node` reshaped (row-major) to `shape`; no instruction when the shape is unchanged."""
+    shape = tuple(shape)
+    return node if node.shape == shape else make("reshape", [node], shape=shape)
+
+
+def transpose_node(node: Instruction, permutation) -> Instruction:
+    permutation = tuple(permutation)
+    if permutation == tuple(range(node.ndim)):
+        return node
+    return make("transpose", [node], permutation=permutation)
+
+
+def slice_node(node: Instruction, axis: int, start: int, stop: int, step: int = 1) -> Instruction:
+    """node[..., start:stop:step, ...] on `axis` (0 <= start <= stop <= size, step > 0)."""
+    if (start, stop, step) == (0, node.shape[axis], 1):
+        return node
+    starts, limits, strides = [0] * node.ndim, list(node.shape), [1] * node.ndim
+    starts[axis], limits[axis], strides[axis] = start, stop, step
+    return make("slice", [node], start=tuple(starts), limit=tuple(limits), stride=tuple(strides))
+
+
+def as_items(value) -> tuple:
+    """An int-or-sequence argument (shape, axes, reps) as a tuple; NumPy arrays count as
+    sequences, and a lazy one is read (these arguments are static)."""
+    if isinstance(value, Array):
+        value = value.numpy()
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (str, bytes)):
+        return (value,)
+    try:
+        return tuple(value)
+    except TypeError:
+        return (value,)
+
+
+def normalize_axis_tuple(axis, ndim: int, *, where: str, argument: str = "axis") -> tuple[int, ...]:
+    """int or sequence -> non-negative axes in the given order; repeated axes raise."""
+    items = as_items(axis)
+    axes = tuple(normalize_axis(item, ndim, where=where) for item in items)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{where}: repeated axis in `{argument}` argument {items}")
+    return axes
+
+
+def _show_shape(shape) -> str:
+    """A requested shape as NumPy prints it in reshape errors: (4,newaxis)."""
+    parts = ["newaxis" if size < 0 else str(size) for size in shape]
+    return "(" + ",".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def resolve_shape(size: int, shape, *, where: str = "reshape") -> tuple[int, ...]:
+    """Fill in the one unknown (negative) dimension of `shape` for an array of `size` elements.
+
+    >>> resolve_shape(6, (3, -1))
+    (3, 2)
+    """
+    items = as_items(shape)
+    try:
+        requested = tuple(operator.index(item) for item in items)
+    except TypeError:
+        raise TypeError(f"{where}: shape must be an int or a tuple of ints, got {shape!r}") from None
+    unknown = [axis for axis, extent in enumerate(requested) if extent < 0]
+    if len(unknown) > 1:
+        raise ValueError(f"{where}: can only specify one unknown dimension, got shape {requested}")
+    known = math.prod(extent for extent in requested if extent >= 0)
+    problem = f"{where}: cannot reshape array of size {size} into shape {_show_shape(requested)}"
+    if not unknown:
+        if known != size:
+            raise ValueError(problem)
+        return requested
+    if known == 0 or size % known:
+        raise ValueError(problem)
+    resolved = list(requested)
+    resolved[unknown[0]] = size // known
+    return tuple(resolved)
+
+
+def broadcast_node(node: Instruction, shape, *, where: str) -> Instruction:
+    """NumPy-style broadcast of `node` to `shape`; the error shows both shapes."""
+    shape = tuple(shape)
+    offset = len(shape) - node.ndim
+    if offset < 0 or any(
+        size not in (1, shape[offset + axis]) for axis, size in enumerate(node.shape)
+    ):
+        raise ValueError(
+            f"{where}: cannot broadcast an array of shape {node.shape} to the requested shape {shape}"
+        )
+    if node.shape == shape:
+        return node
+    kept = [axis for axis, size in enumerate(node.shape) if size == shape[offset + axis]]
+    source = reshape_node(node, tuple(node.shape[axis] for axis in kept))
+    return make("broadcast", [source], shape=shape, dimensions=tuple(offset + axis for axis in kept))
+
+
+_CASTING_RULES = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def check_casting(from_dtype, to_dtype, casting: str, where: str) -> None:
+    """Raise NumPy's TypeError when `casting` forbids from_dtype -> to_dtype."""
+    if casting not in _CASTING_RULES:
+        raise ValueError(
+            f"{where}: casting must be one of {', '.join(map(repr, _CASTING_RULES))} (got {casting!r})"
+        )
+    if not np.can_cast(from_dtype, to_dtype, casting=casting):
+        raise TypeError(
+            f"{where}: Cannot cast array data from {np.dtype(from_dtype)!r} to "
+            f"{np.dtype(to_dtype)!r} according to the rule {casting!r}"
+        )

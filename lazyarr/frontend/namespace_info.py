@@ -1,0 +1,58 @@
+"""The array API's inspection namespace (`la.__array_namespace_info__()`)."""
+
+from __future__ import annotations
+
+from .. import dtypes
+
+_KIND_GROUPS = {
+    "bool": (dtypes.bool_,),
+    "signed integer": dtypes.SIGNED_INTEGER,
+    "unsigned integer": dtypes.UNSIGNED_INTEGER,
+    "integral": dtypes.INTEGER,
+    "real floating": dtypes.FLOATING,
+    "complex floating": dtypes.COMPLEX,
+    "numeric": dtypes.NUMERIC,
+}
+
+
+class NamespaceInfo:
+    """Capabilities, devices and dtypes of this namespace, as the array API 2024.12 defines."""
+
+    def capabilities(self) -> dict:
+        return {
+            "boolean indexing": True,       # evaluates the mask, then continues lazily
+            "data-dependent shapes": True,  # nonzero/unique evaluate their input
+            "max dimensions": 64,
+        }
+
+    def default_device(self) -> str:
+        return "cpu"
+
+    def devices(self) -> list[str]:
+        return ["cpu"]
+
+    def default_dtypes(self, *, device=None) -> dict:
+        _check_device(device)
+        return {
+            "real floating": dtypes.default_float,
+            "complex floating": dtypes.default_complex,
+            "integral": dtypes.default_int,
+            "indexing": dtypes.int64,
+        }
+
+    def dtypes(self, *, device=None, kind=None) -> dict:
+        _check_device(device)
+        if kind is None:
+            selected = dtypes.ALL
+        else:
+            selected = tuple(d for d in dtypes.ALL if dtypes.isdtype(d, kind))
+        return {str(dtype): dtype for dtype in selected}
+
+
+def _check_device(device):
+    if device not in (None, "cpu"):
+        raise ValueError(f"unknown device {device!r}; available: 'cpu'")
+
+
+def __array_namespace_info__() -> NamespaceInfo:
+    return NamespaceInfo()
