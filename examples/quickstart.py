@@ -54,7 +54,8 @@ def main():
     print(probabilities[:3])
     print("predicted classes (first 10):", predicted[:10])
     print(f"mean confidence: {float(mean_confidence):.4f}; rows above 0.5: {int(confident)}")
-    for name, got, want in zip(("probabilities", "predicted", "mean confidence", "confident"), lazy, expected):
+    names = ("probabilities", "predicted", "mean confidence", "confident")
+    for name, got, want in zip(names, lazy, expected):
         np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=1e-6, err_msg=name)
     backend = la.get_backend_name()
     print(f"\nevaluated on the {backend!r} backend in {evaluated * 1e3:.2f} ms "

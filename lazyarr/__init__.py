@@ -11,9 +11,11 @@ array API standard 2024.12. Every name here is re-exported from the module that 
 
 import numpy as _np
 
-from . import dtypes
+from . import dtypes, fft, linalg  # noqa: E402  (namespaces of the array API extensions)
 from .dtypes import (
     bool_ as bool,
+)
+from .dtypes import (
     can_cast,
     complex64,
     complex128,
@@ -44,7 +46,6 @@ from .frontend.manipulation import *  # noqa: F403
 from .frontend.namespace_info import __array_namespace_info__
 from .frontend.reductions import *  # noqa: F403
 from .frontend.searching import *  # noqa: F403
-from . import fft, linalg  # noqa: E402  (namespaces of the array API extensions)
 
 bool_ = bool
 ndarray = Array

@@ -112,7 +112,12 @@ def real_dtype(dtype: np.dtype) -> np.dtype:
 
 
 def weak_scalar_type(value):
-    """The Python type NumPy treats as a weak scalar for `value`, or None if it is not one."""
+    """The Python type NumPy treats as a weak scalar for `value`, or None if it is not one.
+
+    NumPy scalars (np.float64 subclasses float) are strongly typed, so they are not weak.
+    """
+    if isinstance(value, np.generic):
+        return None
     if isinstance(value, bool):
         return bool
     if isinstance(value, int):

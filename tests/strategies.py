@@ -28,7 +28,8 @@ def edge_values(dtype: np.dtype) -> list:
         return [0, 1, -1 if info.min < 0 else 2, info.min, info.max]
     if np.issubdtype(dtype, np.floating):
         info = np.finfo(dtype)
-        return [0.0, -0.0, np.nan, np.inf, -np.inf, float(info.max), float(info.tiny), float(info.smallest_subnormal), 1.0, -1.0]
+        return [0.0, -0.0, np.nan, np.inf, -np.inf, float(info.max), float(info.tiny),
+                float(info.smallest_subnormal), 1.0, -1.0]
     real = edge_values(np.dtype(dtype.char.lower()) if dtype.kind == "c" else dtype)
     return [complex(value, 0.0) for value in real] + [complex(np.nan, 1.0), complex(1.0, np.inf)]
 

@@ -80,8 +80,6 @@ def test_result_type_needs_an_argument():
         dtypes.result_type()
 
 
-@pytest.mark.xfail(strict=True, reason="dtypes.result_type reads `.dtype` from scalar type classes "
-                   "(np.float32), a class attribute descriptor: TypeError. Fix in lazyarr/dtypes.py.")
 def test_result_type_accepts_scalar_type_classes_like_numpy():
     assert dtypes.result_type(np.float32, np.int16) == np.result_type(np.float32, np.int16)
 

@@ -54,7 +54,8 @@ def test_every_import_points_down_the_layers():
             if path == PACKAGE / "__init__.py" or source is None or destination is None:
                 continue
             if LAYERS.index(destination) > LAYERS.index(source):
-                violations.append(f"{path.relative_to(PACKAGE.parent)}:{line} ({source}) imports {target} ({destination})")
+                where = f"{path.relative_to(PACKAGE.parent)}:{line}"
+                violations.append(f"{where} ({source}) imports {target} ({destination})")
     assert not violations, "imports against the layering:\n" + "\n".join(violations)
 
 

@@ -1,7 +1,17 @@
 """The NumPy-like frontend: lazy arrays and the functions that build their graphs."""
 
-from . import creation, elementwise, indexing, linalg, manipulation, reductions, searching
+from . import (
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    manipulation,
+    methods,  # noqa: F401  (binds operators and methods)
+    reductions,
+    searching,
+)
 from .array import Array
-from . import methods  # noqa: F401  (binds operators and methods)
 
-__all__ = ["Array", "creation", "elementwise", "indexing", "linalg", "manipulation", "reductions", "searching"]
+__all__ = [
+    "Array", "creation", "elementwise", "indexing", "linalg", "manipulation", "reductions", "searching",
+]

@@ -16,31 +16,17 @@ import operator
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, constant, make
+from ..hlo import Instruction, make
 from ..shapes import broadcast_shapes
 from .array import Array
 from .core import as_array, broadcast_to, convert, is_python_scalar, scalar_constant, wrap
-
-
-def _is_weak_scalar(value) -> bool:
-    """A Python bool, int, float or complex: weak under NEP 50. NumPy scalars are strong, even
-    np.float64 and np.complex128, which subclass float and complex."""
-    return is_python_scalar(value) and not isinstance(value, np.generic)
-
-
-def _weak_constant(value, dtype) -> Instruction:
-    """A Python scalar as a 0-d constant of `dtype`, keeping the sign of a NaN (NumPy keeps it;
-    core.scalar_constant caches by repr(), and repr(-nan) is 'nan')."""
-    if isinstance(value, (float, complex)) and value != value:
-        return constant(np.asarray(value).astype(dtype))
-    return scalar_constant(value, dtype)
 
 
 def _operand_dtype(value):
     """What NumPy's type resolution sees for an operand: a dtype, or a weak Python type."""
     if isinstance(value, Array):
         return value.dtype
-    if _is_weak_scalar(value):
+    if is_python_scalar(value):
         kind = dtypes.weak_scalar_type(value)
         # resolve_dtypes takes int, float and complex as weak types; a Python bool is plain bool.
         return dtypes.bool_ if kind is bool else kind
@@ -69,7 +55,7 @@ def resolve(name: str, ufunc: np.ufunc, operands) -> tuple[tuple[np.dtype, ...],
     """NumPy's loop for `ufunc` on these operands: (input dtypes, output dtypes)."""
     inputs, outputs = _resolve_loop(name, ufunc, tuple(_operand_dtype(value) for value in operands))
     for value, dtype in zip(operands, inputs):
-        if _is_weak_scalar(value):
+        if is_python_scalar(value):
             # A Python int meeting a bool loop goes through a C long in NumPy: int64's range.
             bound = dtypes.int64 if dtypes.is_bool(dtype) and type(value) is int else dtype
             dtypes.check_weak_scalar_fits(value, bound, where=name)
@@ -79,11 +65,11 @@ def resolve(name: str, ufunc: np.ufunc, operands) -> tuple[tuple[np.dtype, ...],
 def prepare(name: str, ufunc: np.ufunc, operands) -> tuple[list[Instruction], np.dtype]:
     """Resolve dtypes, convert and broadcast `operands`; return their nodes and the result dtype."""
     inputs, outputs = resolve(name, ufunc, operands)
-    arrays = [None if _is_weak_scalar(value) else as_array(value, where=name) for value in operands]
+    arrays = [None if is_python_scalar(value) else as_array(value, where=name) for value in operands]
     shape = broadcast_shapes(*(array.shape for array in arrays if array is not None), where=name)
     nodes = []
     for value, array, dtype in zip(operands, arrays, inputs):
-        node = _weak_constant(value, dtype) if array is None else convert(array._node, dtype)
+        node = scalar_constant(value, dtype) if array is None else convert(array._node, dtype)
         nodes.append(broadcast_to(node, shape))
     return nodes, outputs[0]
 
@@ -129,9 +115,9 @@ def _compare_out_of_range(name, ufunc, operands):
     """NumPy 2 compares a Python int outside the integer dtype it meets mathematically (no
     OverflowError): `int8_array < 300` is all True. The answer is one constant; None if no
     operand is such an int."""
-    if len(operands) != 2 or sum(_is_weak_scalar(value) for value in operands) != 1:
+    if len(operands) != 2 or sum(is_python_scalar(value) for value in operands) != 1:
         return None
-    position = 0 if _is_weak_scalar(operands[0]) else 1
+    position = 0 if is_python_scalar(operands[0]) else 1
     value, array = operands[position], as_array(operands[1 - position], where=name)
     inputs, _ = _resolve_loop(name, ufunc, tuple(_operand_dtype(operand) for operand in operands))
     integers = dtypes.is_integer(array.dtype) and dtypes.is_integer(inputs[position])
@@ -274,9 +260,9 @@ def apply(name: str, *operands) -> Array:
     if len(operands) != ufunc.nin:
         raise TypeError(f"{name}() takes {ufunc.nin} positional arguments, got {len(operands)}")
     if ufunc in _COMPARISON_UFUNCS:
-        constant = _compare_out_of_range(name, ufunc, operands)
-        if constant is not None:
-            return constant
+        answer = _compare_out_of_range(name, ufunc, operands)
+        if answer is not None:
+            return answer
     nodes, result_dtype = prepare(name, ufunc, operands)
     if ufunc is np.power and dtypes.is_integer(result_dtype) and _is_negative_int(operands[1]):
         raise ValueError(f"{name}: Integers to negative integer powers are not allowed.")
@@ -426,17 +412,17 @@ def where(condition, x=None, y=None, /) -> Array:
     if x is None or y is None:
         raise ValueError("where: either both or neither of x and y should be given")
     condition = as_array(condition, where="where")
-    kinds = [value if _is_weak_scalar(value) else as_array(value, where="where").dtype for value in (x, y)]
+    kinds = [value if is_python_scalar(value) else as_array(value, where="where").dtype for value in (x, y)]
     result_dtype = dtypes.result_type(*kinds)
     for value in (x, y):
-        if _is_weak_scalar(value):
+        if is_python_scalar(value):
             dtypes.check_weak_scalar_fits(value, result_dtype, where="where")
-    arrays = [condition] + [None if _is_weak_scalar(v) else as_array(v, where="where") for v in (x, y)]
+    arrays = [condition] + [None if is_python_scalar(v) else as_array(v, where="where") for v in (x, y)]
     shape = broadcast_shapes(*(a.shape for a in arrays if a is not None), where="where")
     predicate = broadcast_to(_truth(condition._node), shape)
     branches = [
         broadcast_to(
-            _weak_constant(value, result_dtype) if array is None else convert(array._node, result_dtype),
+            scalar_constant(value, result_dtype) if array is None else convert(array._node, result_dtype),
             shape,
         )
         for value, array in zip((x, y), arrays[1:])
@@ -463,16 +449,16 @@ def clip(x, /, min=None, max=None) -> Array:  # noqa: A002 (NumPy's and the arra
         return minimum(array, max)
     if max is None:
         return maximum(array, min)
-    operands = [value if _is_weak_scalar(value) else as_array(value, where="clip")
+    operands = [value if is_python_scalar(value) else as_array(value, where="clip")
                 for value in (min, array, max)]
     result_dtype = dtypes.result_type(*operands)
     for value in operands:
-        if _is_weak_scalar(value):
+        if is_python_scalar(value):
             dtypes.check_weak_scalar_fits(value, result_dtype, where="clip")
     shape = broadcast_shapes(*(value.shape for value in operands if isinstance(value, Array)), where="clip")
     nodes = [
         broadcast_to(
-            _weak_constant(value, result_dtype) if _is_weak_scalar(value)
+            scalar_constant(value, result_dtype) if is_python_scalar(value)
             else convert(value._node, result_dtype),
             shape,
         )
@@ -516,13 +502,13 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> Array:
     atol and rtol act in b's precision.
     """
     a, b, rtol, atol = (
-        value if _is_weak_scalar(value) else as_array(value, where="isclose") for value in (a, b, rtol, atol)
+        value if is_python_scalar(value) else as_array(value, where="isclose") for value in (a, b, rtol, atol)
     )
     if isinstance(b, Array):
         b = wrap(convert(b._node, dtypes.result_type(b, 1.0)))
     elif isinstance(b, int):
         b = float(b)
-    if all(_is_weak_scalar(value) for value in (b, rtol, atol)):
+    if all(is_python_scalar(value) for value in (b, rtol, atol)):
         tolerance = atol + rtol * builtins.abs(b)  # Python arithmetic, as in NumPy: stays weak
     else:
         tolerance = add(atol, multiply(rtol, absolute(b)))

@@ -587,8 +587,6 @@ def test_negative_nan_scalar_keeps_its_sign():
     assert_same(result, np.copysign(np.array([1.0, 2.0]), float("-nan")))
 
 
-@pytest.mark.xfail(strict=True, reason="core.scalar_constant caches constants by repr(value), and "
-                   "repr(float('-nan')) == 'nan': the sign of a NaN is lost (elementwise works around it)")
 def test_core_scalar_constant_keeps_the_sign_of_nan():
     from lazyarr.frontend.core import scalar_constant
 

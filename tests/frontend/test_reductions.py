@@ -212,10 +212,25 @@ def test_matches_numpy(record, data):
     if "initial" in arguments and record.name in ("sum", "nansum") and expected.dtype.kind in "fc":
         # Documented difference: NumPy adds the elements into `initial` in an order that depends
         # on the memory layout; lazyarr adds `initial` to the pairwise sum (NumPy's order for
-        # trailing axes). The rounding (and a zero's sign) may differ.
-        assert_matches(result, expected, 8 * float(np.finfo(expected.dtype).eps), zero_signs=False)
+        # trailing axes). The rounding (and a zero's sign) may differ: by a few eps of the
+        # summands' magnitude (cancellation can make that large relative to the result).
+        epsilon = float(np.finfo(expected.dtype).eps)
+        with np.errstate(all="ignore"):
+            widened = np.abs(value.astype(np.complex128))
+            magnitude = float(np.sum(widened[np.isfinite(widened)])) + 1.0
+        actual = np.asarray(result)
+        assert result.shape == expected.shape and result.dtype == expected.dtype
+        np.testing.assert_allclose(
+            actual, expected, rtol=4 * epsilon, atol=4 * epsilon * magnitude, equal_nan=True
+        )
         return
-    assert_matches(result, expected, record.tolerance, record.zero_signs)
+    # With `initial`, NumPy's max/min fold it in inside their (SIMD) reduction; lazyarr applies
+    # maximum(initial, result). NumPy's own maximum/minimum pick between 0.0 and -0.0 by code
+    # path, so only the sign of a zero result may differ there.
+    zero_signs = record.zero_signs and not (
+        "initial" in arguments and record.name in ("max", "min", "amax", "amin")
+    )
+    assert_matches(result, expected, record.tolerance, zero_signs)
 
 
 @pytest.mark.parametrize("name", ["sum", "prod", "any", "all", "max", "min"])

@@ -760,9 +760,6 @@ def test_unknown_op_is_refused():
         make("no-such-op", [])
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="make() looks the key up in the intern table "
-                   "before checking operands, so an ndarray operand raises TypeError (unhashable) "
-                   "instead of HloError: lazyarr/hlo/instruction.py")
 def test_operands_must_be_instructions():
     with pytest.raises(HloError, match="^negate: operand"):
         make("negate", [np.zeros(3)])

@@ -42,7 +42,8 @@ def _dot_shape(operands, attrs):
 
 def _as_batched_matrix(value, batch, free, contracting, contracting_last):
     """Transpose and reshape an operand to (batch, free, contracting) or (batch, contracting, free)."""
-    order = list(batch) + (list(free) + list(contracting) if contracting_last else list(contracting) + list(free))
+    inner = list(free) + list(contracting) if contracting_last else list(contracting) + list(free)
+    order = list(batch) + inner
     moved = np.transpose(value, order)
     batch_size = math.prod(value.shape[axis] for axis in batch)
     free_size = math.prod(value.shape[axis] for axis in free)
