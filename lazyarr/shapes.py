@@ -6,6 +6,8 @@ import math
 import operator
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 Shape = tuple[int, ...]
 
 
@@ -61,7 +63,8 @@ def normalize_axis(axis, ndim: int, *, where: str = "axis") -> int:
     except TypeError:
         raise TypeError(f"{where}: axis must be an integer, got {axis!r}") from None
     if not -ndim <= axis < ndim:
-        raise ValueError(
+        # NumPy's AxisError is both a ValueError and an IndexError.
+        raise np.exceptions.AxisError(
             f"{where}: axis {axis} is out of bounds for array of dimension {ndim}"
         )
     return axis % ndim if ndim else 0

@@ -41,12 +41,13 @@ def as_array(value, *, where: str = "asarray") -> Array:
     """`value` as a lazy array (lazy arrays pass through unchanged)."""
     if isinstance(value, Array):
         return value
-    if isinstance(value, (list, tuple)) and _contains_lazy(value):
+    if isinstance(value, (list, tuple)) and contains_lazy(value):
         return _stack_nested(value, where)
     return from_numpy(value, where=where)
 
 
-def _contains_lazy(value) -> bool:
+def contains_lazy(value) -> bool:
+    """Whether a (nested) list or tuple holds a lazy array anywhere (iterative walk)."""
     stack = [value]
     while stack:
         item = stack.pop()

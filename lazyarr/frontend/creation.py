@@ -18,7 +18,7 @@ from .. import dtypes
 from ..hlo import constant
 from ..shapes import as_shape
 from .array import Array
-from .core import as_array, convert, from_numpy, scalar_constant, wrap
+from .core import as_array, contains_lazy, convert, from_numpy, scalar_constant, wrap
 from .creation_matrices import eye, identity, meshgrid, tri, tril, triu
 from .creation_ranges import arange, linspace, logspace
 from .manipulation_nodes import broadcast_node, reshape_node
@@ -67,7 +67,7 @@ def asarray(obj, /, dtype=None, order=None, *, device=None, copy=None) -> Array:
         if copy is False:
             raise ValueError(f"asarray: {_NO_COPY} (dtype {obj.dtype} -> {target})")
         return wrap(convert(obj._node, target))
-    if isinstance(obj, (list, tuple)) and _contains_lazy(obj):
+    if isinstance(obj, (list, tuple)) and contains_lazy(obj):
         if copy is False:
             raise ValueError(f"asarray: {_NO_COPY} (a sequence of arrays)")
         result = as_array(obj, where="asarray")
@@ -78,17 +78,6 @@ def asarray(obj, /, dtype=None, order=None, *, device=None, copy=None) -> Array:
         except ValueError:
             raise ValueError(f"asarray: {_NO_COPY} (input {type(obj).__name__})") from None
     return from_numpy(obj, dtype=target, where="asarray")
-
-
-def _contains_lazy(value) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Array):
-            return True
-        if isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return False
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0) -> Array:  # noqa: A002
@@ -182,7 +171,7 @@ def _like(prototype, dtype, shape, device, where: str) -> tuple[tuple[int, ...],
     _check_device(device, where)
     if isinstance(prototype, Array):
         source_shape, source_dtype = prototype.shape, prototype.dtype
-    elif isinstance(prototype, (list, tuple)) and _contains_lazy(prototype):
+    elif isinstance(prototype, (list, tuple)) and contains_lazy(prototype):
         lazy = as_array(prototype, where=where)
         source_shape, source_dtype = lazy.shape, lazy.dtype
     else:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..hlo import Instruction, constant, make
 from .array import Array
-from .core import as_array, broadcast_to, convert, wrap
+from .core import as_array, broadcast_to, contains_lazy, convert, wrap
 from .indexing_key import AdvancedIndex, IndexPlan, IntegerIndex, SliceIndex, format_shape, parse_key
 from .indexing_take import compress, ix_, put_along_axis, take, take_along_axis
 
@@ -141,7 +141,7 @@ def setitem(array, key, value) -> Array:
 
 def _update_node(value, dtype, target_shape, advanced: bool) -> Instruction:
     """`value` converted to `dtype` as NumPy's assignment converts, broadcast to target_shape."""
-    if isinstance(value, Array) or (isinstance(value, (list, tuple)) and _holds_lazy(value)):
+    if isinstance(value, Array) or (isinstance(value, (list, tuple)) and contains_lazy(value)):
         node = convert(as_array(value, where="__setitem__")._node, dtype)
     else:
         buffer = np.empty(np.shape(value), dtype=dtype)
@@ -165,17 +165,6 @@ def _update_node(value, dtype, target_shape, advanced: bool) -> Instruction:
             f"{format_shape(target_shape)}"
         )
     return broadcast_to(_reshaped(node, shape), target_shape)
-
-
-def _holds_lazy(value) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Array):
-            return True
-        if isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return False
 
 
 def _update_block(node: Instruction, plan: IndexPlan, update: Instruction) -> Instruction:

@@ -26,7 +26,7 @@ import numpy as np
 from .. import dtypes
 from ..hlo import Instruction
 from .array import Array
-from .core import as_array, convert
+from .core import as_array, contains_lazy, convert
 
 VALID_INDICES = (
     "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
@@ -163,7 +163,7 @@ def _classify(item):
     if isinstance(item, (int, np.integer)):
         return "integer", int(item)
     if isinstance(item, (list, tuple, range)):
-        item = as_array(item, where="__getitem__") if _holds_lazy(item) else _static_array(item)
+        item = as_array(item, where="__getitem__") if contains_lazy(item) else _static_array(item)
     if isinstance(item, Array):
         if dtypes.is_bool(item.dtype):
             value = np.asarray(item)  # a mask's selection depends on its values: evaluate
@@ -180,17 +180,6 @@ def _classify(item):
     if hasattr(item, "__index__") and not isinstance(item, (float, complex)):
         return "integer", operator.index(item)
     raise IndexError(VALID_INDICES)
-
-
-def _holds_lazy(value) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Array):
-            return True
-        if isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return False
 
 
 def _consumed(kind, payload) -> int:

@@ -12,18 +12,9 @@ import numpy as np
 
 from .. import dtypes
 from ..hlo import Instruction, make
-
-
-def reshape(node: Instruction, shape) -> Instruction:
-    shape = tuple(shape)
-    return node if node.shape == shape else make("reshape", [node], shape=shape)
-
-
-def transpose(node: Instruction, permutation) -> Instruction:
-    permutation = tuple(permutation)
-    if permutation == tuple(range(node.ndim)):
-        return node
-    return make("transpose", [node], permutation=permutation)
+from .manipulation_nodes import reshape_node as reshape
+from .manipulation_nodes import slice_node as slice_axis
+from .manipulation_nodes import transpose_node as transpose
 
 
 def move_axes_to_end(node: Instruction, axes) -> Instruction:
@@ -44,17 +35,6 @@ def flatten_axes_to_end(node: Instruction, axes) -> Instruction:
     moved = move_axes_to_end(node, axes)
     kept = moved.shape[: node.ndim - len(axes)]
     return reshape(moved, kept + (math.prod(node.shape[axis] for axis in axes),))
-
-
-def slice_axis(node: Instruction, axis: int, start: int, limit: int, stride: int = 1) -> Instruction:
-    """node[..., start:limit:stride, ...] along `axis` (positive stride, in-range bounds)."""
-    if start == 0 and limit == node.shape[axis] and stride == 1:
-        return node
-    starts = [0] * node.ndim
-    limits = list(node.shape)
-    strides = [1] * node.ndim
-    starts[axis], limits[axis], strides[axis] = start, limit, stride
-    return make("slice", [node], start=tuple(starts), limit=tuple(limits), stride=tuple(strides))
 
 
 def concatenate(nodes, axis: int) -> Instruction:
