@@ -2,7 +2,8 @@
 
 `__array_ufunc__` maps a ufunc call (and the reductions/scans NumPy spells as ufunc methods)
 to lazyarr's function of the same name; `__array_function__` maps `np.<name>` (and
-`np.linalg.<name>`, `np.fft.<name>`) to `la.<name>`. What lazyarr does not implement falls back
+`np.linalg.<name>`, `np.fft.<name>`) to `la.<name>`. What lazyarr does not implement (no such function, or a NotImplementedError
+for these arguments) falls back
 to NumPy on evaluated inputs and returns NumPy's (eager) result, so existing code keeps working.
 An `out=` argument evaluates and writes into the given NumPy array, as NumPy does.
 """
@@ -22,6 +23,7 @@ _REDUCE_METHODS = {
     "logical_and": "all", "logical_or": "any",
 }
 _ACCUMULATE_METHODS = {"add": "cumsum", "multiply": "cumprod"}
+_NOT_DONE = object()
 
 
 def _namespace(module_name: str = "lazyarr"):
@@ -90,9 +92,13 @@ def array_function(self, func, types, args, kwargs):
     kwargs = dict(kwargs)
     out = kwargs.pop("out", None)
     lazy = _lazy_function(func)
+    result = _NOT_DONE
     if lazy is not None:
-        result = lazy(*args, **kwargs)
-    else:
+        try:
+            result = lazy(*args, **kwargs)
+        except NotImplementedError:
+            pass  # e.g. np.pad(mode="edge"): NumPy can still answer, eagerly
+    if result is _NOT_DONE:
         result = func(*to_numpy(args), **to_numpy(kwargs))
     if out is not None:
         return _write_out(result, out)

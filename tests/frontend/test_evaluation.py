@@ -198,3 +198,8 @@ def test_set_backend_validates_names():
         la.set_backend("nonexistent")
     la.set_backend("interpreter")
     assert la.get_backend_name() == "interpreter"
+
+
+def test_numpy_call_lazyarr_cannot_serve_falls_back_to_numpy():
+    x, values = lazy_and_numpy()
+    np.testing.assert_array_equal(np.pad(x, 1, mode="edge"), np.pad(values, 1, mode="edge"))
