@@ -97,10 +97,16 @@ class Computation:
         return iter(self.post_order())
 
 
-@dataclass(frozen=True)
+@dataclass
 class Module:
-    """The unit of compilation: an entry computation plus the computations it calls."""
+    """The unit of compilation: an entry computation plus the computations it calls.
+
+    Graphs are immutable; a Module is the one mutable holder a pass rewrites, by replacing
+    `entry` (and `computations`). `notes` carries what passes report for `la.explain`
+    (fusion decisions, buffer assignment), keyed by pass name.
+    """
 
     name: str
     entry: Computation
     computations: dict[str, Computation] = field(default_factory=dict)
+    notes: dict[str, object] = field(default_factory=dict)

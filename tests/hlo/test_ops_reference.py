@@ -49,6 +49,7 @@ small_shapes = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)
 
 # Ops whose semantics another file tests: op -> that file.
 COVERED_ELSEWHERE = {
+    "fusion": "tests/passes/test_fusion.py (fused computations evaluate as the graphs they replace)",
     "custom-call": "tests/hlo/test_custom_targets.py (every target against NumPy; its generic "
                    "rules are also checked here in VIOLATIONS)",
 }

@@ -3,6 +3,7 @@
 from . import (  # noqa: F401
     custom,
     elementwise,
+    fusion,
     indexing,
     layout,
     leaves,
