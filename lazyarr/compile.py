@@ -9,7 +9,10 @@ module text.
 
 from __future__ import annotations
 
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,17 +46,42 @@ def _walk(outputs: Sequence[Instruction], bound: BufferLookup):
     return order
 
 
+# Scalar constants with these values stay constants: simplification rules act on them
+# (x * 1, x + 0, x ** 2), so they change the generated code. Other scalars become runtime
+# parameters, so `x * 0.5` and `x * 0.6` share one executable.
+_SPECIALIZED_SCALARS = frozenset({0, 1, -1, 2, 3, 0.5})
+
+
+def _lifted_scalar(node: Instruction) -> np.ndarray | None:
+    """The value of a 0-d constant that should be a runtime parameter, else None."""
+    if node.opcode != "constant" or node.shape != ():
+        return None
+    value = node.attr("literal").array
+    scalar = value.item()
+    try:
+        if scalar in _SPECIALIZED_SCALARS and not (isinstance(scalar, float) and np.signbit(value)):
+            return None
+    except TypeError:
+        pass
+    return value
+
+
 def build_module(
-    outputs: Sequence[Instruction], bound: BufferLookup, name: str = "main"
+    outputs: Sequence[Instruction], bound: BufferLookup, name: str = "main", *, lift_scalars: bool = True
 ) -> tuple[Module, list[np.ndarray]]:
     """Renumber bound nodes as parameters 0..n-1; return the module and their buffers.
 
     A node with a buffer is cut off from its operands: evaluated values are never recomputed.
+    With `lift_scalars`, scalar constants become parameters too (see _SPECIALIZED_SCALARS).
     """
+    if lift_scalars:
+        lookup = lambda node: bound(node) if node.opcode != "constant" else _lifted_scalar(node)  # noqa: E731
+    else:
+        lookup = bound
     mapping: dict[int, Instruction] = {}
     parameters: list[Instruction] = []
     buffers: list[np.ndarray] = []
-    for node, buffer in _walk(outputs, bound):
+    for node, buffer in _walk(outputs, lookup):
         if buffer is not None:
             parameter = make(
                 "parameter", number=len(parameters), shape=node.shape, dtype=node.dtype
@@ -73,12 +101,60 @@ def build_module(
     return Module(name, entry), buffers
 
 
-def evaluate_graph(outputs: Sequence[Instruction], bound: BufferLookup) -> list[np.ndarray]:
-    """Compile (or reuse) and run the computation of `outputs`; return one buffer each."""
-    module, buffers = build_module(outputs, bound)
+@dataclass
+class CacheInfo:
+    """Compile-cache counters (`la.cache_info()`)."""
+
+    hits: int = 0
+    misses: int = 0
+    compile_seconds: float = 0.0
+    entries: int = 0
+
+
+_CACHE: OrderedDict[tuple, object] = OrderedDict()
+_CACHE_LIMIT = 512
+_INFO = CacheInfo()
+
+
+def cache_info() -> CacheInfo:
+    return CacheInfo(_INFO.hits, _INFO.misses, _INFO.compile_seconds, len(_CACHE))
+
+
+def clear_cache() -> None:
+    """Forget every compiled executable (the next evaluations compile again)."""
+    _CACHE.clear()
+    _INFO.hits = _INFO.misses = 0
+    _INFO.compile_seconds = 0.0
+
+
+def compile_module(module: Module, backend_name: str):
+    """The executable for `module`, from the cache when the same graph was compiled before.
+
+    Instructions are interned and parameters renumbered from 0, so the entry's parameter and
+    output tuples *are* the structural fingerprint: equal graphs give identical tuples.
+    """
+    key = (backend_name, module.entry.parameters, module.entry.outputs)
+    executable = _CACHE.get(key)
+    if executable is not None:
+        _INFO.hits += 1
+        _CACHE.move_to_end(key)
+        return executable
+    _INFO.misses += 1
+    start = time.perf_counter()
     if _flags.FLAGS.verify:
         from .hlo.verify import verify
 
         verify(module)
-    executable = get_backend(_flags.FLAGS.backend).compile(module)
+    executable = get_backend(backend_name).compile(module)
+    _INFO.compile_seconds += time.perf_counter() - start
+    _CACHE[key] = executable
+    if len(_CACHE) > _CACHE_LIMIT:
+        _CACHE.popitem(last=False)
+    return executable
+
+
+def evaluate_graph(outputs: Sequence[Instruction], bound: BufferLookup) -> list[np.ndarray]:
+    """Compile (or reuse) and run the computation of `outputs`; return one buffer each."""
+    module, buffers = build_module(outputs, bound)
+    executable = compile_module(module, _flags.FLAGS.backend)
     return executable.run(buffers)

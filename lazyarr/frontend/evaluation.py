@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..compile import build_module
+from ..compile import build_module, cache_info, clear_cache  # noqa: F401 (re-exported)
 from .array import Array, bound_buffer, evaluate_arrays
 from .core import as_array
 

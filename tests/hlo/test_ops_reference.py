@@ -664,6 +664,9 @@ def _violation(id, op, fragment, specs="", **attrs):
 
 NO_PADDING = dict(low=(0,), high=(0,), interior=(0,))
 
+_FUSED_PARAMETER = make("parameter", number=0, shape=(3,), dtype=np.dtype("float32"))
+_NEGATE_COMPUTATION = Computation("fused_negate", (_FUSED_PARAMETER,), (make("negate", [_FUSED_PARAMETER]),))
+
 VIOLATIONS = [  # id, op, a fragment of the message, operand types, attributes
     _violation("add-shapes", "add", "equal shapes", "f32[3] f32[4]"),
     _violation("add-dtypes", "add", "equal dtypes", "f32[3] s32[3]"),
@@ -742,6 +745,10 @@ VIOLATIONS = [  # id, op, a fragment of the message, operand types, attributes
     _violation("dynamic-update-slice-dtypes", "dynamic-update-slice", "equal dtypes", "f32[3] s32[2] s32[]"),
     _violation("dynamic-update-slice-operands", "dynamic-update-slice", "needs", "f32[3]"),
     _violation("custom-call-target", "custom-call", "unknown target", "f32[3]", target="no-such-target"),
+    _violation("fusion-kind", "fusion", "kind", "f32[3]", kind="nonsense", computation=_NEGATE_COMPUTATION),
+    _violation("fusion-operand-type", "fusion", "must be", "s32[3]", kind="loop", computation=_NEGATE_COMPUTATION),
+    _violation("fusion-operand-count", "fusion", "takes 1 operands", "f32[3] f32[3]", kind="loop",
+               computation=_NEGATE_COMPUTATION),
     _violation("custom-call-output-index", "custom-call", "output_index", "f32[3]", target="sort",
                output_index=3, options=(("axis", 0),)),
 ]

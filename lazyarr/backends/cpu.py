@@ -1,0 +1,219 @@
+"""The CPU backend: fused kernels compiled by llvmlite, host steps for everything else.
+
+`compile(module)` runs the target-independent pipeline with this backend's fusion policy,
+turns every fusion into an LLVM function (all of a module's kernels go into one LLVM module,
+optimized at O3 for the host CPU and JIT-compiled once), and plans the entry computation
+as a list of steps over buffer slots: kernels, and host steps that run an instruction's
+NumPy reference (dot through NumPy's BLAS, custom-calls, scatter), as XLA's auto-clustering
+leaves unsupported ops to TensorFlow. Kernels split their outermost output dimension over a
+thread pool when the output is large; ctypes releases the GIL during each call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import llvmlite.ir as ir
+import numpy as np
+
+from ..hlo import Instruction, Module
+from ..passes.default import default_pipeline
+from ..passes.fusion import FusionDecision, FusionPolicy
+from .llvm.elemental import COMPILED_DTYPES, EMITTABLE
+from .llvm.kernel import KernelBuilder, outer_extent
+from .llvm.math_table import cpu_math
+from .llvm.target import JitEngine, host_target_machine
+
+_KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+_ALIGNMENT = 64
+# Below this many output elements per call a kernel runs on the calling thread.
+_PARALLEL_THRESHOLD = 1 << 16
+
+
+def aligned_empty(shape, dtype) -> np.ndarray:
+    """An uninitialized array whose data starts on a 64-byte boundary."""
+    dtype = np.dtype(dtype)
+    nbytes = max(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, 1)
+    raw = np.empty(nbytes + _ALIGNMENT, dtype=np.uint8)
+    offset = (-raw.ctypes.data) % _ALIGNMENT
+    return raw[offset:offset + nbytes].view(dtype)[: int(np.prod(shape, dtype=np.int64))].reshape(shape)
+
+
+class CpuFusionPolicy(FusionPolicy):
+    """Fuse what the elemental emitter can generate, for the dtypes it compiles."""
+
+    def is_fusible(self, instruction: Instruction) -> FusionDecision:
+        if instruction.dtype not in COMPILED_DTYPES or any(
+            operand.dtype not in COMPILED_DTYPES for operand in instruction.operands
+        ):
+            return FusionDecision.no(f"{instruction.opcode} on {instruction.dtype} runs on the host "
+                                     "(complex dtypes are not compiled yet)")
+        if instruction.opcode not in EMITTABLE and instruction.opcode != "reduce":
+            return FusionDecision.no(f"{instruction.opcode} has no CPU code generator yet (runs on the host)")
+        return super().is_fusible(instruction)
+
+
+@dataclass
+class KernelStep:
+    """One fused kernel: reads `inputs` slots, writes `outputs` slots."""
+
+    function: object
+    inputs: list[int]
+    outputs: list[int]
+    output_specs: list[tuple[tuple[int, ...], np.dtype]]
+    extent: int
+    parallel: bool
+
+
+@dataclass
+class HostStep:
+    """One instruction run through its NumPy reference on the host."""
+
+    instruction: Instruction
+    inputs: list[int]
+    output: int
+
+
+@dataclass
+class CpuExecutable:
+    module: Module
+    steps: list
+    parameter_slots: list[int]
+    output_slots: list[int]
+    constants: dict[int, np.ndarray]
+    slot_count: int
+    llvm_ir: str = ""
+    compile_seconds: float = 0.0
+    keepalive: list = field(default_factory=list)
+
+    def run(self, arguments: Sequence[np.ndarray]) -> list[np.ndarray]:
+        slots: list[np.ndarray | None] = [None] * self.slot_count
+        for slot, argument in zip(self.parameter_slots, arguments):
+            slots[slot] = np.ascontiguousarray(argument)
+        for slot, value in self.constants.items():
+            slots[slot] = value
+        for step in self.steps:
+            if isinstance(step, HostStep):
+                values = [slots[slot] for slot in step.inputs]
+                result = step.instruction.op.reference(values, step.instruction.attributes)
+                slots[step.output] = np.ascontiguousarray(result, dtype=step.instruction.dtype)
+            else:
+                _run_kernel(step, slots)
+        return [slots[slot] for slot in self.output_slots]
+
+
+def _run_kernel(step: KernelStep, slots):
+    outputs = [aligned_empty(shape, dtype) for shape, dtype in step.output_specs]
+    buffers = [slots[slot] for slot in step.inputs] + outputs
+    pointer_array = (ctypes.c_void_p * len(buffers))(*(buffer.ctypes.data for buffer in buffers))
+    if step.parallel:
+        workers = _pool()._max_workers
+        bounds = np.linspace(0, step.extent, workers + 1).astype(np.int64)
+        futures = [
+            _pool().submit(step.function, pointer_array, int(begin), int(end))
+            for begin, end in zip(bounds[:-1], bounds[1:]) if end > begin
+        ]
+        for future in futures:
+            future.result()
+    else:
+        step.function(pointer_array, 0, step.extent)
+    for slot, output in zip(step.outputs, outputs):
+        slots[slot] = output
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="lazyarr-cpu")
+    return _POOL
+
+
+class CpuBackend:
+    name = "cpu"
+
+    def __init__(self):
+        self.fusion_policy = CpuFusionPolicy()
+        self._engine: JitEngine | None = None
+        self._kernel_count = 0
+
+    def compile(self, module: Module) -> CpuExecutable:
+        start = time.perf_counter()
+        default_pipeline(self.fusion_policy).run(module)
+        llvm_module = ir.Module(name=module.name)
+        llvm_module.triple = host_target_machine().triple
+        builder = KernelBuilder(llvm_module, cpu_math)
+        slots: dict[object, int] = {}
+        steps, pending, constants = [], [], {}
+
+        def slot_of(instruction):
+            return slots.setdefault(id(instruction), len(slots))
+
+        def fresh_slot():
+            return slots.setdefault(("unread output", len(slots)), len(slots))
+
+        parameter_slots = [slot_of(parameter) for parameter in module.entry.parameters]
+        launched: dict[tuple, KernelStep] = {}
+        for instruction in module.entry.post_order():
+            opcode = instruction.opcode
+            if opcode == "parameter":
+                continue
+            if opcode == "constant":
+                constants[slot_of(instruction)] = instruction.attr("literal").array
+                continue
+            if opcode != "fusion":
+                steps.append(HostStep(instruction, [slot_of(o) for o in instruction.operands], slot_of(instruction)))
+                continue
+            computation = instruction.attr("computation")
+            key = (id(computation), tuple(id(o) for o in instruction.operands))
+            if key not in launched:
+                name = f"kernel_{self._kernel_count}"
+                self._kernel_count += 1
+                builder.add(name, computation)
+                extent = outer_extent(computation)
+                size = max(output.size for output in computation.outputs)
+                step = KernelStep(
+                    name, [slot_of(o) for o in instruction.operands], [None] * len(computation.outputs),
+                    [(output.shape, output.dtype) for output in computation.outputs], extent,
+                    parallel=size >= _PARALLEL_THRESHOLD and extent > 1,
+                )
+                launched[key] = step
+                steps.append(step)
+                pending.append(step)
+            launched[key].outputs[instruction.attr("output_index")] = slot_of(instruction)
+        for step in pending:
+            # An output no instruction reads still needs a slot to be written to.
+            step.outputs = [
+                slot if slot is not None else fresh_slot() for slot in step.outputs
+            ]
+        text = str(llvm_module)
+        if pending:
+            engine = self._jit()
+            engine.add_module(text)
+            for step in pending:
+                step.function = _KERNEL_SIGNATURE(engine.function_address(step.function))
+        return CpuExecutable(
+            module=module,
+            steps=steps,
+            parameter_slots=parameter_slots,
+            output_slots=[slots[id(output)] for output in module.entry.outputs],
+            constants=constants,
+            slot_count=len(slots),
+            llvm_ir=text,
+            compile_seconds=time.perf_counter() - start,
+        )
+
+    def _jit(self) -> JitEngine:
+        if self._engine is None:
+            self._engine = JitEngine(host_target_machine())
+        return self._engine
+
+
+BACKEND = CpuBackend()

@@ -1,0 +1,393 @@
+"""The elemental emitter: the element of any fused instruction at an index, as LLVM IR.
+
+A fused computation is a composition of generators (XLA's elemental_ir_emitter): asking for
+an instruction's element at an index asks its operands for their elements at the same index
+(elementwise ops) or at a remapped index (broadcast, transpose, slice, reverse, pad,
+concatenate, reshape), and leaves read memory. Intermediates never reach memory.
+Values are cached per (instruction, index) inside one loop body, so diamonds in the graph
+do not multiply the IR.
+
+`EMITTABLE` tells the fusion policy which instructions this emitter can generate; anything
+else runs on the host through its NumPy reference.
+"""
+
+from __future__ import annotations
+
+import math
+
+import llvmlite.ir as ir
+
+from ... import dtypes
+from .loops import index_constant
+from .scalar_ops import BINARY
+
+_IR_TYPES = {
+    dtypes.bool_: ir.IntType(1),
+    dtypes.int8: ir.IntType(8), dtypes.uint8: ir.IntType(8),
+    dtypes.int16: ir.IntType(16), dtypes.uint16: ir.IntType(16),
+    dtypes.int32: ir.IntType(32), dtypes.uint32: ir.IntType(32),
+    dtypes.int64: ir.IntType(64), dtypes.uint64: ir.IntType(64),
+    dtypes.float16: ir.HalfType(), dtypes.float32: ir.FloatType(), dtypes.float64: ir.DoubleType(),
+}
+COMPILED_DTYPES = frozenset(_IR_TYPES)
+
+
+def value_type(dtype) -> ir.Type:
+    """The register type of an element (bool is i1)."""
+    return _IR_TYPES[dtype]
+
+
+def memory_type(dtype) -> ir.Type:
+    """The in-memory type of an element (bool is one byte, as NumPy stores it)."""
+    return ir.IntType(8) if dtype == dtypes.bool_ else _IR_TYPES[dtype]
+
+
+class EmitContext:
+    """What emitters share: the builder, the math table, and the per-index value cache."""
+
+    def __init__(self, builder: ir.IRBuilder, math_table):
+        self.builder = builder
+        self.module = builder.module
+        self._math_table = math_table
+        self.cache: dict[tuple, ir.Value] = {}
+
+    def constant(self, value, dtype) -> ir.Constant:
+        kind = value_type(dtype)
+        if dtypes.is_floating(dtype):
+            return ir.Constant(kind, float(value))
+        if dtype == dtypes.bool_:
+            return ir.Constant(kind, int(bool(value)))
+        return ir.Constant(kind, int(value) & ((1 << kind.width) - 1))
+
+    def intrinsic(self, name: str, *arguments):
+        kind = arguments[0].type
+        function = self.module.declare_intrinsic(name, [kind])
+        return self.builder.call(function, arguments)
+
+    def math(self, name: str, dtype, *arguments):
+        """A transcendental function from the target's math table (float16 goes through float32)."""
+        if dtype == dtypes.float16:
+            wide = [self.builder.fpext(argument, ir.FloatType()) for argument in arguments]
+            result = self._math_table(self, name, dtypes.float32, *wide)
+            return self.builder.fptrunc(result, ir.HalfType())
+        return self._math_table(self, name, dtype, *arguments)
+
+
+# -- unary elementwise ----------------------------------------------------------------------
+
+
+def _negate(ctx, instr, x):
+    return ctx.builder.fneg(x) if dtypes.is_floating(instr.dtype) else ctx.builder.sub(ir.Constant(x.type, 0), x)
+
+
+def _abs(ctx, instr, x):
+    if dtypes.is_floating(instr.dtype):
+        return ctx.intrinsic("llvm.fabs", x)
+    if instr.dtype == dtypes.bool_ or dtypes.is_unsigned_integer(instr.dtype):
+        return x
+    negative = ctx.builder.icmp_signed("<", x, ir.Constant(x.type, 0))
+    return ctx.builder.select(negative, ctx.builder.sub(ir.Constant(x.type, 0), x), x)
+
+
+def _sign(ctx, instr, x):
+    builder, dtype = ctx.builder, instr.dtype
+    one, minus_one, zero = ctx.constant(1, dtype), ctx.constant(-1, dtype), ctx.constant(0, dtype)
+    if dtypes.is_floating(dtype):
+        result = builder.select(builder.fcmp_ordered("<", x, zero), minus_one, builder.select(
+            builder.fcmp_ordered("==", x, zero), zero, x))
+        return builder.select(builder.fcmp_ordered(">", x, zero), one, result)
+    if dtypes.is_unsigned_integer(dtype):
+        return builder.select(builder.icmp_unsigned("!=", x, zero), one, zero)
+    result = builder.select(builder.icmp_signed("<", x, zero), minus_one, zero)
+    return builder.select(builder.icmp_signed(">", x, zero), one, result)
+
+
+def _intrinsic_or_identity(name):
+    def emit(ctx, instr, x):
+        return ctx.intrinsic(name, x) if dtypes.is_floating(instr.dtype) else x
+
+    return emit
+
+
+def _math_unary(name):
+    def emit(ctx, instr, x):
+        return ctx.math(name, instr.dtype, x)
+
+    return emit
+
+
+def _not(ctx, instr, x):
+    return ctx.builder.xor(x, ir.Constant(x.type, -1 if x.type.width > 1 else 1))
+
+
+def _is_nan(ctx, instr, x):
+    if not dtypes.is_floating(instr.operands[0].dtype):
+        return ir.Constant(ir.IntType(1), 0)
+    return ctx.builder.fcmp_unordered("uno", x, x)
+
+
+def _is_inf(ctx, instr, x):
+    if not dtypes.is_floating(instr.operands[0].dtype):
+        return ir.Constant(ir.IntType(1), 0)
+    return ctx.builder.fcmp_ordered("==", ctx.intrinsic("llvm.fabs", x), ir.Constant(x.type, math.inf))
+
+
+def _is_finite(ctx, instr, x):
+    if not dtypes.is_floating(instr.operands[0].dtype):
+        return ir.Constant(ir.IntType(1), 1)
+    return ctx.builder.fcmp_ordered("<", ctx.intrinsic("llvm.fabs", x), ir.Constant(x.type, math.inf))
+
+
+def _signbit(ctx, instr, x):
+    bits = ctx.builder.bitcast(x, ir.IntType(instr.operands[0].dtype.itemsize * 8))
+    return ctx.builder.icmp_signed("<", bits, ir.Constant(bits.type, 0))
+
+
+def _reciprocal(ctx, instr, x):
+    return ctx.builder.fdiv(ir.Constant(x.type, 1.0), x)
+
+
+def _identity(ctx, instr, x):
+    return x
+
+
+def _zeros(ctx, instr, x):
+    return ctx.constant(0, instr.dtype)
+
+
+UNARY = {
+    "negate": _negate, "abs": _abs, "sign": _sign, "not": _not,
+    "sqrt": _intrinsic_or_identity("llvm.sqrt"), "floor": _intrinsic_or_identity("llvm.floor"),
+    "ceil": _intrinsic_or_identity("llvm.ceil"), "trunc": _intrinsic_or_identity("llvm.trunc"),
+    "round-nearest-even": _intrinsic_or_identity("llvm.roundeven"),
+    "is-nan": _is_nan, "is-inf": _is_inf, "is-finite": _is_finite, "signbit": _signbit,
+    "reciprocal": _reciprocal, "real": _identity, "conj": _identity, "imag": _zeros,
+    **{name: _math_unary(name) for name in (
+        "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
+        "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt")},
+}
+
+
+def convert_value(ctx: EmitContext, value, source, target):
+    """NumPy's astype for one element; float -> int saturates (NumPy leaves it undefined)."""
+    builder = ctx.builder
+    if source == target:
+        return value
+    target_type = value_type(target)
+    if target == dtypes.bool_:
+        if dtypes.is_floating(source):
+            return builder.fcmp_unordered("!=", value, ir.Constant(value.type, 0.0))
+        return builder.icmp_unsigned("!=", value, ir.Constant(value.type, 0))
+    if dtypes.is_floating(target):
+        if dtypes.is_floating(source):
+            wider = source.itemsize < target.itemsize
+            return builder.fpext(value, target_type) if wider else builder.fptrunc(value, target_type)
+        if dtypes.is_signed_integer(source):
+            return builder.sitofp(value, target_type)
+        return builder.uitofp(value, target_type)
+    if dtypes.is_floating(source):
+        name = "llvm.fptosi.sat" if dtypes.is_signed_integer(target) else "llvm.fptoui.sat"
+        function = ctx.module.declare_intrinsic(name, [target_type, value.type])
+        return builder.call(function, [value])
+    width, target_width = value.type.width, target_type.width
+    if target_width < width:
+        return builder.trunc(value, target_type)
+    if target_width > width:
+        extend = builder.sext if dtypes.is_signed_integer(source) else builder.zext
+        return extend(value, target_type)
+    return value
+
+
+# -- index remapping ------------------------------------------------------------------------
+
+
+def _broadcast_index(instr, index):
+    operand = instr.operands[0]
+    return [
+        index_constant(0) if operand.shape[axis] == 1 else index[target]
+        for axis, target in enumerate(instr.attr("dimensions"))
+    ]
+
+
+def _transpose_index(instr, index):
+    operand_index = [None] * len(index)
+    for position, axis in enumerate(instr.attr("permutation")):
+        operand_index[axis] = index[position]
+    return operand_index
+
+
+def linearize(builder, index, shape):
+    linear = index_constant(0)
+    for position, size in zip(index, shape):
+        linear = builder.add(builder.mul(linear, index_constant(size)), position)
+    return linear
+
+
+def delinearize(builder, linear, shape):
+    index = []
+    for size in reversed(shape):
+        extent = index_constant(size)
+        index.append(builder.urem(linear, extent) if size > 1 else index_constant(0))
+        linear = builder.udiv(linear, extent) if size > 1 else linear
+    return list(reversed(index))
+
+
+def _reshape_index(ctx, instr, index):
+    operand = instr.operands[0]
+    kept_output = [position for axis, position in enumerate(index) if instr.shape[axis] != 1]
+    if [size for size in instr.shape if size != 1] == [size for size in operand.shape if size != 1]:
+        # Only unit dims added or removed: map the non-unit dims one to one.
+        positions = iter(kept_output)
+        return [index_constant(0) if size == 1 else next(positions) for size in operand.shape]
+    return delinearize(ctx.builder, linearize(ctx.builder, index, instr.shape), operand.shape)
+
+
+def _slice_index(ctx, instr, index):
+    builder = ctx.builder
+    return [
+        builder.add(builder.mul(position, index_constant(stride)), index_constant(start))
+        for position, start, stride in zip(index, instr.attr("start"), instr.attr("stride"))
+    ]
+
+
+def _reverse_index(ctx, instr, index):
+    reversed_axes = set(instr.attr("dimensions"))
+    return [
+        ctx.builder.sub(index_constant(size - 1), position) if axis in reversed_axes else position
+        for axis, (position, size) in enumerate(zip(index, instr.shape))
+    ]
+
+
+def _clamped(builder, position, size):
+    """`position` if 0 <= position < size (as signed), else 0: always a safe address."""
+    inside = builder.and_(
+        builder.icmp_signed(">=", position, index_constant(0)),
+        builder.icmp_signed("<", position, index_constant(size)),
+    )
+    return builder.select(inside, position, index_constant(0)), inside
+
+
+def _pad_plan(ctx, instr, index):
+    """Operand index for pad, and whether the output element comes from the operand."""
+    builder = ctx.builder
+    operand = instr.operands[0]
+    valid = ir.Constant(ir.IntType(1), 1)
+    operand_index = []
+    for position, low, interior, size in zip(index, instr.attr("low"), instr.attr("interior"), operand.shape):
+        shifted = builder.sub(position, index_constant(low))
+        step = interior + 1
+        source = builder.sdiv(shifted, index_constant(step)) if step > 1 else shifted
+        if step > 1:
+            on_grid = builder.icmp_signed("==", builder.srem(shifted, index_constant(step)), index_constant(0))
+            valid = builder.and_(valid, on_grid)
+        safe, inside = _clamped(builder, source, size)
+        valid = builder.and_(valid, inside)
+        operand_index.append(safe)
+    return [operand_index, []], valid
+
+
+def _concatenate_plan(ctx, instr, index):
+    builder = ctx.builder
+    dimension = instr.attr("dimension")
+    offset = 0
+    indices, masks = [], []
+    for operand in instr.operands:
+        local = builder.sub(index[dimension], index_constant(offset))
+        safe, inside = _clamped(builder, local, operand.shape[dimension])
+        indices.append([safe if axis == dimension else position for axis, position in enumerate(index)])
+        masks.append(inside)
+        offset += operand.shape[dimension]
+    return indices, masks
+
+
+_SIMPLE_REMAPS = {
+    "broadcast": lambda ctx, instr, index: _broadcast_index(instr, index),
+    "transpose": lambda ctx, instr, index: _transpose_index(instr, index),
+    "reshape": _reshape_index,
+    "slice": _slice_index,
+    "reverse": _reverse_index,
+}
+
+EMITTABLE = frozenset(UNARY) | frozenset(BINARY) | frozenset(_SIMPLE_REMAPS) | {
+    "parameter", "constant", "iota", "convert", "select", "clamp", "pad", "concatenate",
+}
+
+
+def _key(index) -> tuple:
+    return tuple(id(position) for position in index)
+
+
+class ElementalEmitter:
+    """Emits the elements of a fused computation's instructions at given indices.
+
+    `load(parameter_number, index)` is supplied by the kernel (it knows the buffers).
+    Planning walks users before operands and emitting walks operands before users, both
+    iteratively, so a fused chain of any depth compiles without recursion.
+    """
+
+    def __init__(self, ctx: EmitContext, load):
+        self.ctx = ctx
+        self.load = load
+
+    def elements(self, order, requests):
+        """Values of `requests` [(instruction, index)], emitted over post-order `order`."""
+        # id(node) -> index key -> [index, operand indices, auxiliary data from planning]
+        needed: dict[int, dict[tuple, list]] = {id(node): {} for node in order}
+        for node, index in requests:
+            needed[id(node)].setdefault(_key(index), [index, None, None])
+        for node in reversed(order):
+            for entry in needed[id(node)].values():
+                entry[1], entry[2] = self._plan(node, entry[0])
+                for operand, operand_index in zip(node.operands, entry[1]):
+                    needed[id(operand)].setdefault(_key(operand_index), [operand_index, None, None])
+        values: dict[tuple, ir.Value] = {}
+        for node in order:
+            for key, (index, operand_indices, plan) in needed[id(node)].items():
+                operands = [
+                    values[(id(operand), _key(operand_index))]
+                    for operand, operand_index in zip(node.operands, operand_indices)
+                ]
+                values[(id(node), key)] = self._emit(node, index, operands, plan)
+        return [values[(id(node), _key(index))] for node, index in requests]
+
+    def _plan(self, node, index):
+        """(operand indices, auxiliary data) for one element of `node`."""
+        opcode = node.opcode
+        if opcode in _SIMPLE_REMAPS:
+            return [_SIMPLE_REMAPS[opcode](self.ctx, node, index)], None
+        if opcode == "pad":
+            return _pad_plan(self.ctx, node, index)
+        if opcode == "concatenate":
+            return _concatenate_plan(self.ctx, node, index)
+        return [index] * len(node.operands), None
+
+    def _emit(self, node, index, operands, plan):
+        ctx, builder, opcode = self.ctx, self.ctx.builder, node.opcode
+        if opcode == "parameter":
+            return self.load(node.attr("number"), index)
+        if opcode == "constant":
+            return ctx.constant(node.attr("literal").array.reshape(-1)[0].item(), node.dtype)
+        if opcode == "iota":
+            return convert_value(ctx, index[node.attr("dimension")], dtypes.int64, node.dtype)
+        if opcode in UNARY:
+            return UNARY[opcode](ctx, node, *operands)
+        if opcode in BINARY:
+            return BINARY[opcode](ctx, node, *operands)
+        if opcode in _SIMPLE_REMAPS:
+            return operands[0]
+        if opcode == "convert":
+            return convert_value(ctx, operands[0], node.operands[0].dtype, node.dtype)
+        if opcode == "select":
+            return builder.select(*operands)
+        if opcode == "clamp":
+            low, value, high = operands
+            maximum, minimum = BINARY["maximum"], BINARY["minimum"]
+            return minimum(ctx, node, maximum(ctx, node, value, low), high)
+        if opcode == "pad":
+            return builder.select(plan, operands[0], operands[1])
+        if opcode == "concatenate":
+            result = operands[-1]
+            for value, inside in zip(reversed(operands[:-1]), reversed(plan[:-1])):
+                result = builder.select(inside, value, result)
+            return result
+        raise NotImplementedError(f"elemental emitter: no rule for {opcode}")

@@ -1,0 +1,194 @@
+"""A fused computation -> one LLVM function: the loop nest, loads, stores and reductions.
+
+Every kernel has the signature `void kernel(ptr* buffers, i64 begin, i64 end)`: `buffers`
+holds the computation's parameters then its outputs; [begin, end) is the slice of the
+outermost output dimension this call computes, so a thread pool can split the work.
+Loop kernels store each output element computed by the elemental emitter; input kernels
+(a reduction is the root) keep accumulators in registers and run the reduced dimensions as
+the innermost loops, reading the fused producers element by element.
+"""
+
+from __future__ import annotations
+
+import math
+
+import llvmlite.ir as ir
+
+from ... import dtypes
+from ...hlo import Computation, post_order
+from .elemental import ElementalEmitter, EmitContext, linearize, memory_type, value_type
+from .loops import INDEX, entry_alloca, for_range, index_constant
+from .scalar_ops import BINARY
+
+POINTER = ir.PointerType()
+KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [POINTER, INDEX, INDEX])
+
+# Accumulate float16 sums and products in float32, as NumPy's half loops do.
+_ACCUMULATOR = {dtypes.float16: dtypes.float32}
+
+
+def outer_extent(computation: Computation) -> int:
+    """Size of the dimension [begin, end) ranges over (1 for 0-d outputs)."""
+    shape = computation.outputs[0].shape
+    return shape[0] if shape else 1
+
+
+class KernelBuilder:
+    """Adds one function per fused computation to an LLVM module."""
+
+    def __init__(self, module: ir.Module, math_table):
+        self.module = module
+        self.math_table = math_table
+
+    def add(self, name: str, computation: Computation) -> str:
+        function = ir.Function(self.module, KERNEL_TYPE, name=name)
+        buffers, begin, end = function.args
+        for argument in (buffers,):
+            argument.add_attribute("noalias")
+        builder = ir.IRBuilder(function.append_basic_block("entry"))
+        ctx = EmitContext(builder, self.math_table)
+        pointers = [
+            builder.load(builder.gep(buffers, [index_constant(position)], source_etype=POINTER), typ=POINTER)
+            for position in range(len(computation.parameters) + len(computation.outputs))
+        ]
+        parameters = computation.parameters
+
+        def load(number, index):
+            parameter = parameters[number]
+            address = builder.gep(
+                pointers[number], [linearize(builder, index, parameter.shape)],
+                source_etype=memory_type(parameter.dtype),
+            )
+            value = builder.load(address, typ=memory_type(parameter.dtype))
+            if parameter.dtype == dtypes.bool_:
+                return builder.icmp_unsigned("!=", value, ir.Constant(value.type, 0))
+            return value
+
+        emitter = ElementalEmitter(ctx, load)
+        output_pointers = pointers[len(parameters):]
+        for position, output in enumerate(computation.outputs):
+            store = self._storer(builder, output_pointers[position], output)
+            if output.opcode == "reduce":
+                self._reduce(builder, emitter, output, begin, end, store)
+            else:
+                self._loop(builder, emitter, output, begin, end, store)
+        builder.ret_void()
+        return name
+
+    @staticmethod
+    def _storer(builder, pointer, output):
+        def store(index, value):
+            if output.dtype == dtypes.bool_:
+                value = builder.zext(value, ir.IntType(8))
+            address = builder.gep(
+                pointer, [linearize(builder, index, output.shape)], source_etype=memory_type(output.dtype)
+            )
+            builder.store(value, address)
+
+        return store
+
+    @staticmethod
+    def _output_loops(builder, shape, begin, end, body):
+        """Nested loops over `shape`, the first dimension limited to [begin, end)."""
+        if not shape:
+            with builder.if_then(builder.icmp_signed("<", begin, end)):
+                body([])
+            return
+        index = []
+
+        def nest(axis):
+            start, stop = (begin, end) if axis == 0 else (0, shape[axis])
+            with for_range(builder, start, stop, name=f"d{axis}") as position:
+                index.append(position)
+                if axis + 1 < len(shape):
+                    nest(axis + 1)
+                else:
+                    body(list(index))
+                index.pop()
+
+        nest(0)
+
+    def _loop(self, builder, emitter, output, begin, end, store):
+        order = post_order([output])
+
+        def body(index):
+            (value,) = emitter.elements(order, [(output, index)])
+            store(index, value)
+
+        self._output_loops(builder, output.shape, begin, end, body)
+
+    def _reduce(self, builder, emitter, output, begin, end, store):
+        (operand,) = output.operands
+        kind, reduced = output.attr("kind"), output.attr("dimensions")
+        order = post_order([operand])
+        accumulate_dtype = _ACCUMULATOR.get(output.dtype, output.dtype)
+        kept = [axis for axis in range(operand.ndim) if axis not in reduced]
+        ctx = emitter.ctx
+
+        def body(index):
+            slot = entry_alloca(builder, value_type(accumulate_dtype), name="accumulator")
+            builder.store(_identity(ctx, kind, accumulate_dtype), slot)
+            operand_index = [None] * operand.ndim
+            for axis, position in zip(kept, index):
+                operand_index[axis] = position
+
+            def inner(level):
+                axis = reduced[level]
+                with for_range(builder, 0, operand.shape[axis], name=f"r{axis}") as position:
+                    operand_index[axis] = position
+                    if level + 1 < len(reduced):
+                        inner(level + 1)
+                    else:
+                        (value,) = emitter.elements(order, [(operand, list(operand_index))])
+                        if accumulate_dtype != operand.dtype:
+                            value = builder.fpext(value, value_type(accumulate_dtype))
+                        current = builder.load(slot)
+                        builder.store(_combine(ctx, kind, accumulate_dtype, current, value), slot)
+
+            if reduced and all(operand.shape[axis] for axis in reduced):
+                inner(0)
+            result = builder.load(slot)
+            if accumulate_dtype != output.dtype:
+                result = builder.fptrunc(result, value_type(output.dtype))
+            store(index, result)
+
+        self._output_loops(builder, output.shape, begin, end, body)
+
+
+def _identity(ctx, kind, dtype):
+    if kind == "sum" or kind == "or":
+        return ctx.constant(0, dtype)
+    if kind == "prod" or kind == "and":
+        return ctx.constant(1, dtype)
+    if dtypes.is_floating(dtype):
+        return ctx.constant(-math.inf if kind == "max" else math.inf, dtype)
+    if dtype == dtypes.bool_:
+        return ctx.constant(kind == "min", dtype)
+    info = __import__("numpy").iinfo(dtype)
+    return ctx.constant(info.min if kind == "max" else info.max, dtype)
+
+
+class _Node:
+    """The minimum an emitter reads from an instruction: its dtype."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+
+def _combine(ctx, kind, dtype, accumulator, value):
+    builder = ctx.builder
+    if kind == "sum":
+        if dtypes.is_floating(dtype):
+            # Reassociation lets LLVM keep several vector accumulators (see README tolerance).
+            return builder.fadd(accumulator, value, flags=("reassoc", "nsz"))
+        return builder.or_(accumulator, value) if dtype == dtypes.bool_ else builder.add(accumulator, value)
+    if kind == "prod":
+        if dtypes.is_floating(dtype):
+            return builder.fmul(accumulator, value, flags=("reassoc", "nsz"))
+        return builder.and_(accumulator, value) if dtype == dtypes.bool_ else builder.mul(accumulator, value)
+    if kind == "and":
+        return builder.and_(accumulator, value)
+    if kind == "or":
+        return builder.or_(accumulator, value)
+    emit = BINARY["maximum" if kind == "max" else "minimum"]
+    return emit(ctx, _Node(dtype), accumulator, value)

@@ -1,0 +1,55 @@
+"""Loop and allocation helpers for llvmlite's IRBuilder (numba's cgutils, trimmed to our needs).
+
+`for_range` emits a counted loop whose body is written inside a `with` block; `entry_alloca`
+puts allocas in the function's entry block, where LLVM's mem2reg turns them into registers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import llvmlite.ir as ir
+
+INDEX = ir.IntType(64)
+
+
+def index_constant(value: int) -> ir.Constant:
+    return ir.Constant(INDEX, value)
+
+
+@contextlib.contextmanager
+def for_range(builder: ir.IRBuilder, start, stop, name: str = "i"):
+    """`for i in range(start, stop)` (step 1); yields the loop variable `i` (i64).
+
+    >>> # with for_range(builder, zero, n) as i: ... body using i ...
+    """
+    start = start if isinstance(start, ir.Value) else index_constant(start)
+    stop = stop if isinstance(stop, ir.Value) else index_constant(stop)
+    before = builder.block
+    header = builder.append_basic_block(f"{name}.header")
+    body = builder.append_basic_block(f"{name}.body")
+    after = builder.append_basic_block(f"{name}.after")
+    builder.branch(header)
+    builder.position_at_end(header)
+    counter = builder.phi(INDEX, name=name)
+    counter.add_incoming(start, before)
+    builder.cbranch(builder.icmp_signed("<", counter, stop), body, after)
+    builder.position_at_end(body)
+    yield counter
+    following = builder.add(counter, index_constant(1), name=f"{name}.next", flags=("nsw",))
+    counter.add_incoming(following, builder.block)
+    builder.branch(header)
+    builder.position_at_end(after)
+
+
+def entry_alloca(builder: ir.IRBuilder, value_type: ir.Type, name: str = "") -> ir.AllocaInstr:
+    """An alloca in the entry block (so mem2reg can promote it), wherever the builder is."""
+    current = builder.block
+    entry = builder.function.entry_basic_block
+    if entry.instructions:
+        builder.position_before(entry.instructions[0])
+    else:
+        builder.position_at_end(entry)
+    slot = builder.alloca(value_type, name=name)
+    builder.position_at_end(current)
+    return slot

@@ -1,0 +1,49 @@
+"""The CPU math table: HLO transcendental op name -> LLVM IR, per dtype.
+
+Vectorizable polynomial implementations (lazyarr.backends.llvm.math) are used where they
+exist, so loops calling exp/log/tanh stay vectorized; every other function calls the C
+library (libm), which MCJIT resolves in the running process. The GPU backend will supply its
+own table (libdevice) with the same signature: `table(context, name, dtype, *values)`.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ... import dtypes
+
+# HLO op name -> C function name (float64; float32 adds the "f" suffix)
+_LIBM_NAMES = {
+    "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10",
+    "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
+    "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "asinh", "acosh": "acosh",
+    "atanh": "atanh", "cbrt": "cbrt", "atan2": "atan2", "hypot": "hypot", "power": "pow",
+    "nextafter": "nextafter",
+}
+
+
+def _polynomials():
+    """The vectorizable implementations, if that module is present."""
+    try:
+        from .math import MATH_FUNCTIONS
+    except ImportError:  # pragma: no cover - the polynomial library is optional
+        return {}
+    return MATH_FUNCTIONS
+
+
+def libm_call(ctx, name: str, dtype, *arguments):
+    """Call the C library's `name` for float32 (`namef`) or float64."""
+    symbol = _LIBM_NAMES[name] + ("f" if dtype == dtypes.float32 else "")
+    function = ctx.module.globals.get(symbol)
+    if function is None:
+        signature = ir.FunctionType(arguments[0].type, [argument.type for argument in arguments])
+        function = ir.Function(ctx.module, signature, name=symbol)
+    return ctx.builder.call(function, arguments)
+
+
+def cpu_math(ctx, name: str, dtype, *arguments):
+    """`name(*arguments)` for float32/float64 values (float16 is widened by the caller)."""
+    polynomial = _polynomials().get((name, dtype.name))
+    if polynomial is not None:
+        return polynomial(ctx.builder, *arguments)
+    return libm_call(ctx, name, dtype, *arguments)

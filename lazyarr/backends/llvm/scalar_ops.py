@@ -1,0 +1,247 @@
+"""Per-element arithmetic for the elementwise HLO ops, with NumPy's exact semantics.
+
+Each emitter takes the EmitContext, the instruction and its operands' values at one index,
+and returns the result value. Integer division by zero gives 0 and INT_MIN // -1 wraps, as
+NumPy defines them, with no undefined behaviour reaching LLVM; maximum/minimum propagate NaN;
+shifts by the bit width or more give 0 (or -1 for negative values shifted right).
+Transcendental functions come from the target's math table (`context.math`), so the same
+emitters serve the CPU and, later, NVPTX.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ... import dtypes
+
+_COMPARE_SIGNED = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
+
+
+def _is_float(dtype) -> bool:
+    return dtypes.is_floating(dtype)
+
+
+def _signed(dtype) -> bool:
+    return dtypes.is_signed_integer(dtype)
+
+
+def _zero(value):
+    return ir.Constant(value.type, 0)
+
+
+def _one(value, ctx, dtype):
+    return ctx.constant(1, dtype)
+
+
+def _add(ctx, instr, a, b):
+    builder, dtype = ctx.builder, instr.dtype
+    if _is_float(dtype):
+        return builder.fadd(a, b)
+    if dtypes.is_bool(dtype):
+        return builder.or_(a, b)
+    return builder.add(a, b)
+
+
+def _subtract(ctx, instr, a, b):
+    return ctx.builder.fsub(a, b) if _is_float(instr.dtype) else ctx.builder.sub(a, b)
+
+
+def _multiply(ctx, instr, a, b):
+    builder, dtype = ctx.builder, instr.dtype
+    if _is_float(dtype):
+        return builder.fmul(a, b)
+    if dtypes.is_bool(dtype):
+        return builder.and_(a, b)
+    return builder.mul(a, b)
+
+
+def _divide(ctx, instr, a, b):
+    return ctx.builder.fdiv(a, b)
+
+
+def _safe_divisor(ctx, dtype, a, b):
+    """Divisor with 0 and (for signed) -1 replaced by 1, so LLVM never sees UB; plus the masks."""
+    builder = ctx.builder
+    is_zero = builder.icmp_unsigned("==", b, _zero(b))
+    unsafe = is_zero
+    is_minus_one = None
+    if _signed(dtype):
+        is_minus_one = builder.icmp_signed("==", b, ctx.constant(-1, dtype))
+        unsafe = builder.or_(is_zero, is_minus_one)
+    return builder.select(unsafe, ctx.constant(1, dtype), b), is_zero, is_minus_one
+
+
+def _floor_divide(ctx, instr, a, b):
+    builder, dtype = ctx.builder, instr.dtype
+    if _is_float(dtype):
+        # NumPy's npy_floor_divide: through fmod so that the result is consistent with remainder.
+        quotient = builder.fdiv(a, b)
+        modulo = builder.frem(a, b)
+        div = builder.fdiv(builder.fsub(a, modulo), b)
+        zero = ir.Constant(a.type, 0.0)
+        fix = builder.and_(
+            builder.fcmp_unordered("!=", modulo, zero),
+            builder.xor(builder.fcmp_ordered("<", b, zero), builder.fcmp_ordered("<", modulo, zero)),
+        )
+        div = builder.select(fix, builder.fsub(div, ir.Constant(a.type, 1.0)), div)
+        floored = ctx.intrinsic("llvm.floor", div)
+        floored = builder.select(
+            builder.fcmp_ordered(">", builder.fsub(div, floored), ir.Constant(a.type, 0.5)),
+            builder.fadd(floored, ir.Constant(a.type, 1.0)),
+            floored,
+        )
+        signed_zero = ctx.intrinsic("llvm.copysign", zero, quotient)
+        result = builder.select(builder.fcmp_unordered("!=", div, zero), floored, signed_zero)
+        return builder.select(builder.fcmp_ordered("==", b, zero), quotient, result)
+    divisor, is_zero, is_minus_one = _safe_divisor(ctx, dtype, a, b)
+    if not _signed(dtype):
+        return builder.select(is_zero, _zero(a), builder.udiv(a, divisor))
+    quotient = builder.sdiv(a, divisor)
+    remainder = builder.srem(a, divisor)
+    needs_fix = builder.and_(
+        builder.icmp_signed("!=", remainder, _zero(a)),
+        builder.xor(builder.icmp_signed("<", remainder, _zero(a)), builder.icmp_signed("<", b, _zero(b))),
+    )
+    quotient = builder.select(needs_fix, builder.sub(quotient, ctx.constant(1, dtype)), quotient)
+    quotient = builder.select(is_minus_one, builder.sub(_zero(a), a), quotient)
+    return builder.select(is_zero, _zero(a), quotient)
+
+
+def _remainder(ctx, instr, a, b):
+    builder, dtype = ctx.builder, instr.dtype
+    if _is_float(dtype):
+        zero = ir.Constant(a.type, 0.0)
+        modulo = builder.frem(a, b)
+        nonzero = builder.fcmp_unordered("!=", modulo, zero)
+        fix = builder.and_(
+            nonzero,
+            builder.xor(builder.fcmp_ordered("<", b, zero), builder.fcmp_ordered("<", modulo, zero)),
+        )
+        adjusted = builder.select(fix, builder.fadd(modulo, b), modulo)
+        return builder.select(nonzero, adjusted, ctx.intrinsic("llvm.copysign", zero, b))
+    divisor, is_zero, is_minus_one = _safe_divisor(ctx, dtype, a, b)
+    if not _signed(dtype):
+        return builder.select(is_zero, _zero(a), builder.urem(a, divisor))
+    remainder = builder.srem(a, divisor)
+    fix = builder.and_(
+        builder.icmp_signed("!=", remainder, _zero(a)),
+        builder.xor(builder.icmp_signed("<", remainder, _zero(a)), builder.icmp_signed("<", b, _zero(b))),
+    )
+    remainder = builder.select(fix, builder.add(remainder, b), remainder)
+    return builder.select(builder.or_(is_zero, is_minus_one), _zero(a), remainder)
+
+
+def _power(ctx, instr, a, b):
+    builder, dtype = ctx.builder, instr.dtype
+    if _is_float(dtype):
+        return ctx.math("power", dtype, a, b)
+    # Exponentiation by squaring over the exponent's bits: no loop-carried branches.
+    result, base, exponent = ctx.constant(1, dtype), a, b
+    for _ in range(dtype.itemsize * 8):
+        odd = builder.trunc(exponent, ir.IntType(1))
+        result = builder.select(odd, builder.mul(result, base), result)
+        base = builder.mul(base, base)
+        exponent = builder.lshr(exponent, ctx.constant(1, dtype))
+    if not _signed(dtype):
+        return result
+    # lazyarr's rule for x ** -n: 1 for x == 1, +-1 for x == -1, else 0.
+    negative = builder.icmp_signed("<", b, _zero(b))
+    one, minus_one = ctx.constant(1, dtype), ctx.constant(-1, dtype)
+    odd_exponent = builder.trunc(b, ir.IntType(1))
+    inverse = builder.select(builder.icmp_signed("==", a, one), one, _zero(a))
+    minus = builder.select(odd_exponent, minus_one, one)
+    inverse = builder.select(builder.icmp_signed("==", a, minus_one), minus, inverse)
+    return builder.select(negative, inverse, result)
+
+
+def _extremum(pick_first_when, nan_from):
+    """maximum/minimum (NaN-propagating) and fmax/fmin (NaN-ignoring) for every dtype."""
+
+    def emit(ctx, instr, a, b):
+        builder, dtype = ctx.builder, instr.dtype
+        if _is_float(dtype):
+            prefer_a = builder.fcmp_ordered(pick_first_when, a, b)
+            if nan_from == "either":
+                prefer_a = builder.or_(prefer_a, builder.fcmp_unordered("uno", a, a))
+            else:
+                prefer_a = builder.or_(prefer_a, builder.fcmp_unordered("uno", b, b))
+            return builder.select(prefer_a, a, b)
+        compare = builder.icmp_signed if _signed(dtype) else builder.icmp_unsigned
+        return builder.select(compare(pick_first_when, a, b), a, b)
+
+    return emit
+
+
+def _bitwise(name):
+    def emit(ctx, instr, a, b):
+        return getattr(ctx.builder, name)(a, b)
+
+    return emit
+
+
+def _shift_left(ctx, instr, a, b):
+    builder, dtype = ctx.builder, instr.dtype
+    width = ctx.constant(dtype.itemsize * 8, dtype)
+    in_range = builder.icmp_unsigned("<", b, width)
+    safe = builder.select(in_range, b, _zero(b))
+    return builder.select(in_range, builder.shl(a, safe), _zero(a))
+
+
+def _shift_right(ctx, instr, a, b):
+    builder, dtype = ctx.builder, instr.dtype
+    width = ctx.constant(dtype.itemsize * 8, dtype)
+    in_range = builder.icmp_unsigned("<", b, width)
+    safe = builder.select(in_range, b, _zero(b))
+    if _signed(dtype):
+        saturated = builder.select(builder.icmp_signed("<", a, _zero(a)), ctx.constant(-1, dtype), _zero(a))
+        return builder.select(in_range, builder.ashr(a, safe), saturated)
+    return builder.select(in_range, builder.lshr(a, safe), _zero(a))
+
+
+def _compare(ctx, instr, a, b):
+    builder, dtype, direction = ctx.builder, instr.operands[0].dtype, instr.attr("direction")
+    operator = _COMPARE_SIGNED[direction]
+    if _is_float(dtype):
+        if direction == "NE":
+            return builder.fcmp_unordered("!=", a, b)
+        return builder.fcmp_ordered(operator, a, b)
+    if _signed(dtype):
+        return builder.icmp_signed(operator, a, b)
+    return builder.icmp_unsigned(operator, a, b)
+
+
+def _libm_binary(name):
+    def emit(ctx, instr, a, b):
+        return ctx.math(name, instr.dtype, a, b)
+
+    return emit
+
+
+def _copysign(ctx, instr, a, b):
+    return ctx.intrinsic("llvm.copysign", a, b)
+
+
+def _logaddexp(ctx, instr, a, b):
+    """NumPy's npy_logaddexp: x + log1p(exp(y - x)) around the larger argument."""
+    builder, dtype = ctx.builder, instr.dtype
+    difference = builder.fsub(a, b)
+    zero = ir.Constant(a.type, 0.0)
+    negative_magnitude = builder.fneg(ctx.intrinsic("llvm.fabs", difference))
+    tail = ctx.math("log1p", dtype, ctx.math("exp", dtype, negative_magnitude))
+    larger = builder.select(builder.fcmp_ordered(">", difference, zero), a, b)
+    general = builder.fadd(larger, tail)
+    general = builder.select(builder.fcmp_unordered("uno", difference, difference), difference, general)
+    log2 = ir.Constant(a.type, 0.6931471805599453)
+    return builder.select(builder.fcmp_ordered("==", a, b), builder.fadd(a, log2), general)
+
+
+BINARY = {
+    "add": _add, "subtract": _subtract, "multiply": _multiply, "divide": _divide,
+    "floor-divide": _floor_divide, "remainder": _remainder, "power": _power,
+    "maximum": _extremum(">=", "either"), "minimum": _extremum("<=", "either"),
+    "fmax": _extremum(">=", "second"), "fmin": _extremum("<=", "second"),
+    "and": _bitwise("and_"), "or": _bitwise("or_"), "xor": _bitwise("xor"),
+    "shift-left": _shift_left, "shift-right": _shift_right, "compare": _compare,
+    "atan2": _libm_binary("atan2"), "hypot": _libm_binary("hypot"), "nextafter": _libm_binary("nextafter"),
+    "copysign": _copysign, "logaddexp": _logaddexp,
+}
