@@ -171,7 +171,9 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
         return _INTERN.setdefault(key, instruction)
 
 
-_PARAMETER_NUMBERS = itertools.count()
+# Leaves of user graphs are numbered from 2**32, so they never coincide with the parameters
+# 0..n-1 of a module built for compilation (which the compile cache keeps alive).
+_PARAMETER_NUMBERS = itertools.count(1 << 32)
 
 
 def fresh_parameter(shape, dtype) -> Instruction:
