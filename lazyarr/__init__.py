@@ -39,7 +39,15 @@ from .frontend import methods as _methods  # binds operators and methods onto Ar
 from .frontend.array import Array
 from .frontend.creation import *  # noqa: F403
 from .frontend.elementwise import *  # noqa: F403
-from .frontend.evaluation import cache_info, clear_cache, eval, get_backend_name, hlo_text, set_backend
+from .frontend.evaluation import (
+    cache_info,
+    clear_cache,
+    eval,
+    explain,
+    get_backend_name,
+    hlo_text,
+    set_backend,
+)
 from .frontend.indexing import *  # noqa: F403
 from .frontend.linalg import *  # noqa: F403
 from .frontend.manipulation import *  # noqa: F403

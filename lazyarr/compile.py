@@ -140,17 +140,70 @@ def compile_module(module: Module, backend_name: str):
         _CACHE.move_to_end(key)
         return executable
     _INFO.misses += 1
+    if _flags.FLAGS.explain_cache_misses:
+        _log_cache_miss(key)
     start = time.perf_counter()
     if _flags.FLAGS.verify:
         from .hlo.verify import verify
 
         verify(module)
-    executable = get_backend(backend_name).compile(module)
+    writer = None
+    if _flags.FLAGS.dump_to:
+        from .hlo.text import print_module
+        from .introspection import DumpWriter
+
+        writer = DumpWriter(_flags.FLAGS.dump_to, module.name)
+        writer.write("before_optimizations.txt", print_module(module))
+    hook = writer.pass_hook if writer is not None and _flags.FLAGS.dump_passes else None
+    executable = get_backend(backend_name).compile(module, pipeline_dump=hook)
+    if writer is not None:
+        writer.finish(executable)
     _INFO.compile_seconds += time.perf_counter() - start
     _CACHE[key] = executable
     if len(_CACHE) > _CACHE_LIMIT:
         _CACHE.popitem(last=False)
     return executable
+
+
+def _log_cache_miss(key) -> None:
+    """--explain_cache_misses: say how the missed graph differs from the nearest cached one."""
+    import logging
+
+    from .hlo.text import print_module
+
+    backend_name, parameters, outputs = key
+    logger = logging.getLogger("lazyarr.cache")
+    candidates = [other for other in _CACHE if other[0] == backend_name]
+    if not candidates:
+        logger.warning("compile cache miss: nothing compiled yet for backend %s", backend_name)
+        return
+
+    def signature(entry_key):
+        return [f"{p.dtype}{list(p.shape)}" for p in entry_key[1]], [o.opcode for o in entry_key[2]]
+
+    wanted = signature(key)
+    nearest = min(candidates, key=lambda other: sum(a != b for a, b in zip(signature(other), wanted)))
+    new_text = print_module(Module("missed", Computation("missed", parameters, outputs))).splitlines()
+    old_text = print_module(Module("cached", Computation("cached", nearest[1], nearest[2]))).splitlines()
+    difference = next(
+        (f"first difference: cached {old!r} vs new {new!r}" for old, new in zip(old_text[1:], new_text[1:])
+         if old != new),
+        "the graphs differ in length",
+    )
+    logger.warning("compile cache miss (%d entries for %s); %s", len(candidates), backend_name, difference)
+
+
+def explain(outputs: Sequence[Instruction], bound: BufferLookup):
+    """The compile report for evaluating `outputs` now (compiles if needed; runs nothing)."""
+    from .hlo.text import print_module
+    from .introspection import explanation_for
+
+    module, _ = build_module(outputs, bound)
+    before = print_module(module)
+    backend_name = _flags.FLAGS.backend
+    hit = (backend_name, module.entry.parameters, module.entry.outputs) in _CACHE
+    executable = compile_module(module, backend_name)
+    return explanation_for(backend_name, before, executable, hit)
 
 
 def evaluate_graph(outputs: Sequence[Instruction], bound: BufferLookup) -> list[np.ndarray]:

@@ -18,6 +18,8 @@ def layer_of(module: str) -> str | None:
     head = parts[1]
     if head in BASE_MODULES:
         return "base"
+    if head == "introspection":
+        return "compile"  # the driver's reports: sees passes and backends
     if head in ("linalg", "fft", "__main__", "aot"):
         return "frontend"  # public namespace modules sit on top
     return head if head in LAYERS else None

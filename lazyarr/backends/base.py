@@ -23,13 +23,15 @@ class Executable(Protocol):
 class Backend(Protocol):
     name: str
 
-    def compile(self, module: Module) -> Executable:
-        """Turn an HLO module into something runnable."""
+    def compile(self, module: Module, pipeline_dump=None) -> Executable:
+        """Turn an HLO module into something runnable; `pipeline_dump(pass_name, module)` is
+        called after each pass when --dump_passes asks for it."""
 
 
 # name -> module path defining `BACKEND`
 _BACKEND_MODULES = {
     "interpreter": "lazyarr.backends.interpreter",
+    "cpu": "lazyarr.backends.cpu",
 }
 _LOADED: dict[str, Backend] = {}
 

@@ -27,7 +27,7 @@ from ..passes.fusion import FusionDecision, FusionPolicy
 from .llvm.elemental import COMPILED_DTYPES, EMITTABLE
 from .llvm.kernel import KernelBuilder, outer_extent
 from .llvm.math_table import cpu_math
-from .llvm.target import JitEngine, host_target_machine
+from .llvm.target import host_target_machine, jit_engine
 
 _KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _ALIGNMENT = 64
@@ -38,10 +38,11 @@ _PARALLEL_THRESHOLD = 1 << 16
 def aligned_empty(shape, dtype) -> np.ndarray:
     """An uninitialized array whose data starts on a 64-byte boundary."""
     dtype = np.dtype(dtype)
-    nbytes = max(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize, 1)
+    count = int(np.prod(shape, dtype=np.int64))
+    nbytes = max(count, 1) * dtype.itemsize
     raw = np.empty(nbytes + _ALIGNMENT, dtype=np.uint8)
     offset = (-raw.ctypes.data) % _ALIGNMENT
-    return raw[offset:offset + nbytes].view(dtype)[: int(np.prod(shape, dtype=np.int64))].reshape(shape)
+    return raw[offset:offset + nbytes].view(dtype)[:count].reshape(shape)
 
 
 class CpuFusionPolicy(FusionPolicy):
@@ -51,10 +52,14 @@ class CpuFusionPolicy(FusionPolicy):
         if instruction.dtype not in COMPILED_DTYPES or any(
             operand.dtype not in COMPILED_DTYPES for operand in instruction.operands
         ):
-            return FusionDecision.no(f"{instruction.opcode} on {instruction.dtype} runs on the host "
-                                     "(complex dtypes are not compiled yet)")
+            return FusionDecision.no(
+                f"a {instruction.opcode} on {instruction.dtype}, which runs on the host "
+                "(complex dtypes are not compiled yet)"
+            )
         if instruction.opcode not in EMITTABLE and instruction.opcode != "reduce":
-            return FusionDecision.no(f"{instruction.opcode} has no CPU code generator yet (runs on the host)")
+            return FusionDecision.no(
+                f"a {instruction.opcode}, which has no CPU code generator yet (runs on the host)"
+            )
         return super().is_fusible(instruction)
 
 
@@ -141,12 +146,10 @@ class CpuBackend:
 
     def __init__(self):
         self.fusion_policy = CpuFusionPolicy()
-        self._engine: JitEngine | None = None
-        self._kernel_count = 0
 
-    def compile(self, module: Module) -> CpuExecutable:
+    def compile(self, module: Module, pipeline_dump=None) -> CpuExecutable:
         start = time.perf_counter()
-        default_pipeline(self.fusion_policy).run(module)
+        default_pipeline(self.fusion_policy, dump=pipeline_dump).run(module)
         llvm_module = ir.Module(name=module.name)
         llvm_module.triple = host_target_machine().triple
         builder = KernelBuilder(llvm_module, cpu_math)
@@ -174,8 +177,7 @@ class CpuBackend:
             computation = instruction.attr("computation")
             key = (id(computation), tuple(id(o) for o in instruction.operands))
             if key not in launched:
-                name = f"kernel_{self._kernel_count}"
-                self._kernel_count += 1
+                name = jit_engine().fresh_name("kernel")
                 builder.add(name, computation)
                 extent = outer_extent(computation)
                 size = max(output.size for output in computation.outputs)
@@ -195,7 +197,7 @@ class CpuBackend:
             ]
         text = str(llvm_module)
         if pending:
-            engine = self._jit()
+            engine = jit_engine()  # one per process: compiled code lives as long as it does
             engine.add_module(text)
             for step in pending:
                 step.function = _KERNEL_SIGNATURE(engine.function_address(step.function))
@@ -209,11 +211,5 @@ class CpuBackend:
             llvm_ir=text,
             compile_seconds=time.perf_counter() - start,
         )
-
-    def _jit(self) -> JitEngine:
-        if self._engine is None:
-            self._engine = JitEngine(host_target_machine())
-        return self._engine
-
 
 BACKEND = CpuBackend()

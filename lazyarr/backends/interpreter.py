@@ -24,7 +24,8 @@ class InterpreterExecutable:
 class InterpreterBackend:
     name = "interpreter"
 
-    def compile(self, module: Module) -> InterpreterExecutable:
+    def compile(self, module: Module, pipeline_dump=None) -> InterpreterExecutable:
+        """No passes: the interpreter runs the graph as the user built it."""
         return InterpreterExecutable(module)
 
 

@@ -36,6 +36,23 @@ def hlo_text(*arrays) -> str:
     return print_module(module)
 
 
+def explain(*arrays):
+    """What the compiler does with `arrays`: HLO before/after, fusion decisions, buffers, kernels.
+
+    Returns an Explanation (`.hlo_before`, `.hlo_after`, `.num_kernels`, `.llvm_ir`,
+    `.fusion_decisions`); print it for a readable report. Compiles if needed; runs nothing.
+
+    >>> import lazyarr as la
+    >>> report = la.explain(la.exp(la.arange(4.0)).sum())
+    >>> report.hlo_before.startswith("HloModule")
+    True
+    """
+    from ..compile import explain as explain_graph
+
+    nodes = [as_array(array, where="explain")._node for array in arrays]
+    return explain_graph(nodes, bound_buffer)
+
+
 def set_backend(name: str) -> None:
     """Choose the backend for later evaluations ('interpreter' is the NumPy oracle).
 

@@ -2,9 +2,9 @@
 
 `__array_ufunc__` maps a ufunc call (and the reductions/scans NumPy spells as ufunc methods)
 to lazyarr's function of the same name; `__array_function__` maps `np.<name>` (and
-`np.linalg.<name>`, `np.fft.<name>`) to `la.<name>`. What lazyarr does not implement (no such function, or a NotImplementedError
-for these arguments) falls back
-to NumPy on evaluated inputs and returns NumPy's (eager) result, so existing code keeps working.
+`np.linalg.<name>`, `np.fft.<name>`) to `la.<name>`. What lazyarr does not implement (no such
+function, or a NotImplementedError for these arguments) falls back to NumPy on evaluated inputs
+and returns NumPy's (eager) result, so existing code keeps working.
 An `out=` argument evaluates and writes into the given NumPy array, as NumPy does.
 """
 

@@ -87,6 +87,18 @@ def _setitem(self, key, value):
     self._node = indexing.setitem(self, key, value)._node
 
 
+def _explain(self):
+    from .evaluation import explain
+
+    return explain(self)
+
+
+def _hlo(self):
+    from .evaluation import hlo_text
+
+    return hlo_text(self)
+
+
 def _bind_methods():
     for name, function in _METHODS.items():
         setattr(Array, name, function)
@@ -94,6 +106,8 @@ def _bind_methods():
         setattr(Array, name, property(getter))
     Array.__matmul__ = _matmul
     Array.__rmatmul__ = _rmatmul
+    Array.explain = _explain
+    Array.hlo = _hlo
     Array.__getitem__ = _getitem
     Array.__setitem__ = _setitem
     Array.real = property(elementwise.real)

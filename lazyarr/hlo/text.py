@@ -57,7 +57,8 @@ _POSITIONAL_ATTRS = {"parameter": ("number", "shape", "dtype"), "constant": ("li
 
 
 def print_module(module: Module, *, summarize: bool = False) -> str:
-    """The text of `module`: its other computations first, then the entry.
+    """The text of `module`: its other computations first (in `module.computations` order, so
+    a fused computation precedes the `fusion` instructions calling it), then the entry.
 
     `summarize=True` prints constants of more than 1000 elements as `{...}` (readable
     dumps; such text does not parse back).
@@ -160,6 +161,8 @@ def _format_scalar_attribute(value, where: str) -> str:
         return _format_name(value)
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         return dtypes.short_name(np.dtype(value))
+    if isinstance(value, Computation):  # a called computation (fusion) prints as its name
+        return _format_name(value.name)
     raise HloError(f"{where}: cannot print value {value!r} of type {type(value).__name__}")
 
 
@@ -232,7 +235,7 @@ def parse(text: str) -> Module:
     position = 1
     while position < len(lines):
         number = lines[position][0]
-        computation, is_entry, position = _parse_block(lines, position)
+        computation, is_entry, position = _parse_block(lines, position, computations)
         if computation.name in computations or (entry is not None and entry.name == computation.name):
             raise HloError(f"line {number}: computation {computation.name!r} is defined twice")
         if is_entry and entry is not None:
@@ -333,8 +336,11 @@ class _Cursor:
         return result
 
 
-def _parse_block(lines, position):
-    """Parse `[ENTRY] name {`, instruction lines and `}`; return (computation, is_entry, next)."""
+def _parse_block(lines, position, computations=None):
+    """Parse `[ENTRY] name {`, instruction lines and `}`; return (computation, is_entry, next).
+
+    `computations` holds the computations parsed before this block, by name: an attribute
+    `computation=<name>` (fusion) refers to one of them."""
     header = _Cursor(*lines[position])
     is_entry = header.peek() == "ENTRY"
     if is_entry:
@@ -354,7 +360,7 @@ def _parse_block(lines, position):
         line = lines[position]
         simple = _SIMPLE_LINE.fullmatch(line[1])
         parsed = _parse_simple(simple, defined) if simple else None
-        parsed = parsed or _parse_instruction(_Cursor(*line), defined, parameters)
+        parsed = parsed or _parse_instruction(_Cursor(*line), defined, parameters, computations or {})
         is_root, instruction_name, instruction = parsed
         if instruction_name in defined:
             raise _Cursor(*line).error(f"name {instruction_name!r} is defined twice")
@@ -395,7 +401,7 @@ def _parse_simple(match, defined):
     return root is not None, name, instruction
 
 
-def _parse_instruction(cursor: _Cursor, defined, parameters):
+def _parse_instruction(cursor: _Cursor, defined, parameters, computations):
     """One line: `[ROOT] name = type opcode(...), attr=value, ...`; returns the instruction,
     or for the `tuple` outputs line the tuple of its operands."""
     is_root = cursor.peek() == "ROOT"
@@ -432,6 +438,10 @@ def _parse_instruction(cursor: _Cursor, defined, parameters):
         if attribute in attrs:
             raise cursor.error(f"attribute {attribute!r} given twice")
         attrs[attribute] = _parse_value(cursor)
+        if attribute == "computation" and isinstance(attrs[attribute], str):
+            if attrs[attribute] not in computations:
+                raise cursor.error(f"computation {attrs[attribute]!r} is not defined before this line")
+            attrs[attribute] = computations[attrs[attribute]]
     try:
         instruction = make(opdef, operands, **attrs)
     except Exception as error:  # rule errors (HloError) and bad attribute types alike

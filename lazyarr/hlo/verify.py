@@ -37,6 +37,7 @@ def verify(target: Module | Computation) -> None:
                 raise HloError(f"verify module {target.name}: computation {key!r} shares the entry's name")
         for computation in (*target.computations.values(), target.entry):
             _verify_computation(computation)
+            _check_called(target, computation)
     elif isinstance(target, Computation):
         _verify_computation(target)
     else:
@@ -64,6 +65,23 @@ def _verify_computation(computation: Computation) -> None:
         problem = _problem(instruction)
         if problem:
             raise HloError(f"{where}: {names[id(instruction)]} = {_line(instruction, names)}: {problem}")
+
+
+def _check_called(module: Module, computation: Computation) -> None:
+    """Every computation a fusion calls must be the module's computation of that name."""
+    order = computation.post_order()
+    names = None
+    for instruction in order:
+        called = instruction.attributes.get("computation")
+        if not isinstance(called, Computation):
+            continue
+        if module.computations.get(called.name) != called:
+            names = names or instruction_names(order)
+            raise HloError(
+                f"verify {computation.name}: {names[id(instruction)]} calls computation "
+                f"{called.name!r}, which is not the module's computation of that name "
+                f"(module computations: {sorted(module.computations)})"
+            )
 
 
 def _check_operands(computation: Computation, where: str) -> None:

@@ -18,7 +18,8 @@ def lazy_and_numpy():
 def test_issue_acceptance_expression():
     values = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
     got = la.exp(la.asarray(values) * 2 + 1).sum(axis=0).eval()
-    np.testing.assert_array_equal(np.asarray(got), np.exp(values * 2 + 1).sum(axis=0))
+    # Compiled exp is within 4 ULP of NumPy's and sums may associate differently: 1e-6 relative.
+    np.testing.assert_allclose(np.asarray(got), np.exp(values * 2 + 1).sum(axis=0), rtol=1e-6)
 
 
 def test_metadata_never_evaluates():
@@ -87,8 +88,9 @@ def test_la_eval_shares_work_and_returns_arrays():
     assert text.count(" exp(") == 1  # one exp instruction feeds both outputs
     a, b = la.eval(shared.sum(), shared.max())
     assert a.is_evaluated and b.is_evaluated
-    assert float(a) == np.exp(values).sum()
-    assert float(b) == np.exp(values).max()
+    # Compiled exp is within 4 ULP of NumPy's; the sum of 12 terms may associate differently.
+    assert float(a) == pytest.approx(np.exp(values).sum(), rel=1e-6)
+    assert float(b) == pytest.approx(np.exp(values).max(), rel=1e-6)
 
 
 def test_evaluated_array_drops_its_graph():
@@ -111,7 +113,7 @@ def test_evaluated_value_is_reused_by_other_graphs():
     y.eval()
     # z's graph still holds y's old node, which is now bound to y's buffer: a parameter.
     assert "exp(" not in la.hlo_text(z)
-    np.testing.assert_array_equal(np.asarray(z), np.exp(values) + 1)
+    np.testing.assert_allclose(np.asarray(z), np.exp(values) + 1, rtol=1e-6)  # exp: 4 ULP
 
 
 def test_inputs_are_copied_and_outputs_read_only():

@@ -61,7 +61,8 @@ class EmitContext:
 
     def intrinsic(self, name: str, *arguments):
         kind = arguments[0].type
-        function = self.module.declare_intrinsic(name, [kind])
+        signature = ir.FunctionType(kind, [argument.type for argument in arguments])
+        function = self.module.declare_intrinsic(name, [kind], signature)
         return self.builder.call(function, arguments)
 
     def math(self, name: str, dtype, *arguments):

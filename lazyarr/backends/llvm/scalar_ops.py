@@ -154,20 +154,31 @@ def _power(ctx, instr, a, b):
     return builder.select(negative, inverse, result)
 
 
-def _extremum(pick_first_when, nan_from):
-    """maximum/minimum (NaN-propagating) and fmax/fmin (NaN-ignoring) for every dtype."""
+def _extremum(strictly, nan_from):
+    """maximum/minimum (NaN-propagating) and fmax/fmin (NaN-ignoring), as NumPy computes them.
+
+    maximum picks `a` only when strictly greater (or NaN), so maximum(0.0, -0.0) is -0.0 as
+    in NumPy; fmax/fmin follow C's fmax: between equal zeros, +0.0 for fmax, -0.0 for fmin.
+    """
 
     def emit(ctx, instr, a, b):
         builder, dtype = ctx.builder, instr.dtype
         if _is_float(dtype):
-            prefer_a = builder.fcmp_ordered(pick_first_when, a, b)
+            prefer_a = builder.fcmp_ordered(strictly, a, b)
             if nan_from == "either":
                 prefer_a = builder.or_(prefer_a, builder.fcmp_unordered("uno", a, a))
             else:
-                prefer_a = builder.or_(prefer_a, builder.fcmp_unordered("uno", b, b))
+                width = ir.IntType(dtype.itemsize * 8)
+                negative_a = builder.icmp_signed("<", builder.bitcast(a, width), ir.Constant(width, 0))
+                want_negative = ir.Constant(ir.IntType(1), int(strictly == "<"))
+                tie = builder.and_(
+                    builder.fcmp_ordered("==", a, b),
+                    builder.icmp_unsigned("==", negative_a, want_negative),
+                )
+                prefer_a = builder.or_(builder.or_(prefer_a, tie), builder.fcmp_unordered("uno", b, b))
             return builder.select(prefer_a, a, b)
         compare = builder.icmp_signed if _signed(dtype) else builder.icmp_unsigned
-        return builder.select(compare(pick_first_when, a, b), a, b)
+        return builder.select(compare(strictly, a, b), a, b)
 
     return emit
 
@@ -217,6 +228,30 @@ def _libm_binary(name):
     return emit
 
 
+def _nextafter(ctx, instr, a, b):
+    """C's nextafter on the bit pattern, for every float width (float16 has no libm version)."""
+    builder = ctx.builder
+    width = ir.IntType(instr.dtype.itemsize * 8)
+    bits = builder.bitcast(a, width)
+    toward_larger_magnitude = builder.xor(
+        builder.fcmp_ordered("<", a, b), builder.icmp_signed("<", bits, ir.Constant(width, 0))
+    )
+    stepped = builder.select(
+        toward_larger_magnitude,
+        builder.add(bits, ir.Constant(width, 1)),
+        builder.sub(bits, ir.Constant(width, 1)),
+    )
+    smallest = builder.bitcast(ir.Constant(width, 1), a.type)
+    from_zero = ctx.intrinsic("llvm.copysign", smallest, b)
+    zero = ir.Constant(a.type, 0.0)
+    result = builder.select(builder.fcmp_ordered("==", a, zero), from_zero, builder.bitcast(stepped, a.type))
+    # On equal arguments C returns y; NumPy's own float16 version returns x (differs for +-0).
+    equal_result = a if instr.dtype == dtypes.float16 else b
+    result = builder.select(builder.fcmp_ordered("==", a, b), equal_result, result)
+    either_nan = builder.fcmp_unordered("uno", a, b)
+    return builder.select(either_nan, builder.fadd(a, b), result)
+
+
 def _copysign(ctx, instr, a, b):
     return ctx.intrinsic("llvm.copysign", a, b)
 
@@ -238,10 +273,10 @@ def _logaddexp(ctx, instr, a, b):
 BINARY = {
     "add": _add, "subtract": _subtract, "multiply": _multiply, "divide": _divide,
     "floor-divide": _floor_divide, "remainder": _remainder, "power": _power,
-    "maximum": _extremum(">=", "either"), "minimum": _extremum("<=", "either"),
-    "fmax": _extremum(">=", "second"), "fmin": _extremum("<=", "second"),
+    "maximum": _extremum(">", "either"), "minimum": _extremum("<", "either"),
+    "fmax": _extremum(">", "second"), "fmin": _extremum("<", "second"),
     "and": _bitwise("and_"), "or": _bitwise("or_"), "xor": _bitwise("xor"),
     "shift-left": _shift_left, "shift-right": _shift_right, "compare": _compare,
-    "atan2": _libm_binary("atan2"), "hypot": _libm_binary("hypot"), "nextafter": _libm_binary("nextafter"),
+    "atan2": _libm_binary("atan2"), "hypot": _libm_binary("hypot"), "nextafter": _nextafter,
     "copysign": _copysign, "logaddexp": _logaddexp,
 }

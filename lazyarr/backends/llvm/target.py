@@ -1,0 +1,263 @@
+"""Target machines, the O3 optimization pipeline and the process-wide MCJIT engine.
+
+Everything here uses llvmlite's current API: no `llvm.initialize()` (it raises in 0.50),
+opaque pointers, and the new pass manager (`create_pass_builder`). The host target machine is
+tuned for this CPU (its name and feature string), so the loop and SLP vectorizers use the
+widest vectors the host has; `cpu_features_key()` names that choice for compile caches.
+
+Example:
+    >>> engine = jit_engine()
+    >>> engine.add_module('define i64 @seven() { ret i64 7 }')
+    >>> import ctypes
+    >>> ctypes.CFUNCTYPE(ctypes.c_int64)(engine.function_address("seven"))()
+    7
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections.abc import Callable
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+
+_INITIALIZE_LOCK = threading.Lock()
+_initialized = {"native": False, "all": False}
+
+
+def initialize_native() -> None:
+    """Register the host target, its assembly printer and parser with LLVM (idempotent)."""
+    with _INITIALIZE_LOCK:
+        if not _initialized["native"]:
+            llvm.initialize_native_target()
+            llvm.initialize_native_asmprinter()
+            llvm.initialize_native_asmparser()
+            _initialized["native"] = True
+
+
+def _initialize_all() -> None:
+    """Register every target llvmlite was built with (for ahead-of-time cross compilation)."""
+    initialize_native()
+    with _INITIALIZE_LOCK:
+        if not _initialized["all"]:
+            llvm.initialize_all_targets()
+            llvm.initialize_all_asmprinters()
+            _initialized["all"] = True
+
+
+@functools.cache
+def host_cpu_name() -> str:
+    """LLVM's name for the host CPU ('znver4', 'sapphirerapids', 'neoverse-v2', ...)."""
+    initialize_native()
+    return llvm.get_host_cpu_name()
+
+
+@functools.cache
+def host_cpu_features() -> str:
+    """The host's feature string ('+avx2,+fma,-avx512f,...'), sorted so that it is stable.
+
+    With AVX-512, LLVM's tuning for most Intel CPUs still prefers 256-bit vectors (older
+    parts slow their clocks for 512-bit code); array loops gain up to 2x from full-width
+    vectors, as NumPy's own AVX-512 loops do, so the preference is turned off there.
+    """
+    initialize_native()
+    try:
+        features = llvm.get_host_cpu_features().flatten()
+    except RuntimeError:  # LLVM cannot query features on this host: let the CPU name decide
+        return ""
+    if "+avx512f" in features.split(","):
+        features += ",-prefer-256-bit"
+    return features
+
+
+def cpu_features_key() -> str:
+    """Triple, CPU name and features of the host: code compiled for one key runs on that key only."""
+    return f"{llvm.get_process_triple()}|{host_cpu_name()}|{host_cpu_features()}"
+
+
+def _create_host_target_machine() -> llvm.TargetMachine:
+    initialize_native()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    # codemodel 'jitdefault' is what MCJIT needs on 64-bit hosts (sections may lie far apart).
+    return target.create_target_machine(
+        cpu=host_cpu_name(), features=host_cpu_features(), opt=3,
+        reloc="default", codemodel="jitdefault", jit=True,
+    )
+
+
+_HOST_MACHINE_LOCK = threading.Lock()
+_SHARED_HOST_MACHINE: list[llvm.TargetMachine] = []
+
+
+def host_target_machine() -> llvm.TargetMachine:
+    """The target machine for JIT code on this host (opt level 3, host CPU and features).
+
+    Shared and cached: use it to optimize or print assembly. `JitEngine` never takes
+    ownership of it (an execution engine disposes of its target machine) but makes its own.
+    """
+    with _HOST_MACHINE_LOCK:
+        if not _SHARED_HOST_MACHINE:
+            _SHARED_HOST_MACHINE.append(_create_host_target_machine())
+        return _SHARED_HOST_MACHINE[0]
+
+
+def target_machine_for(triple: str, cpu: str = "", features: str = "") -> llvm.TargetMachine:
+    """A target machine for ahead-of-time code ('x86_64-unknown-linux-gnu', 'aarch64-...').
+
+    Position-independent code with the small code model, as shared libraries want it.
+    An empty `cpu` means the triple's generic CPU.
+    """
+    _initialize_all()
+    try:
+        target = llvm.Target.from_triple(triple)
+    except RuntimeError as error:
+        raise ValueError(f"target_machine_for: unknown triple {triple!r}: {error}") from error
+    return target.create_target_machine(
+        cpu=cpu, features=features, opt=3, reloc="pic", codemodel="default",
+    )
+
+
+def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine, speed_level: int = 3) -> None:
+    """Run LLVM's default module pipeline (O`speed_level`) with loop and SLP vectorization.
+
+    The module takes the target machine's triple and data layout first, so the vectorizers'
+    cost model sees the real vector widths. Rewrites `module` in place.
+    """
+    module.triple = target_machine.triple
+    module.data_layout = str(target_machine.target_data)
+    tuning = llvm.create_pipeline_tuning_options(speed_level=speed_level)
+    tuning.loop_vectorization = speed_level >= 2
+    tuning.slp_vectorization = speed_level >= 2
+    tuning.loop_unrolling = speed_level >= 2
+    pass_builder = llvm.create_pass_builder(target_machine, tuning)
+    pass_builder.getModulePassManager().run(module, pass_builder)
+
+
+_MODULE_ID = re.compile(r"""; ModuleID = ["']([^"'\n]*)["']""")
+
+
+def parse_module(source: str | ir.Module | llvm.ModuleRef) -> llvm.ModuleRef:
+    """LLVM IR text, an llvmlite `ir.Module` or a parsed module -> a verified `ModuleRef`.
+
+    Parsing uses LLVM's global context, which is not thread-safe: call it under a lock
+    when other threads parse too (`JitEngine.add_module` does).
+    """
+    if isinstance(source, llvm.ModuleRef):
+        module = source
+    elif isinstance(source, ir.Module | str):
+        text = str(source)
+        try:
+            module = llvm.parse_assembly(text)
+        except RuntimeError as error:
+            raise ValueError(f"parse_module: LLVM could not parse the IR: {error}") from error
+        # The parser drops the "; ModuleID" comment; keep the name (object caches key on it).
+        module_id = _MODULE_ID.match(text)
+        if module_id:
+            module.name = module_id.group(1)
+    else:
+        raise TypeError(
+            f"parse_module: expected IR text, ir.Module or ModuleRef, got {type(source).__name__}"
+        )
+    try:
+        module.verify()
+    except RuntimeError as error:
+        raise ValueError(f"parse_module: module {module.name!r} fails verification: {error}") from error
+    return module
+
+
+class JitEngine:
+    """One MCJIT execution engine: add modules, then look functions up by name.
+
+    Adding is serialized by a lock (parsing, optimizing and code generation are not
+    thread-safe in LLVM); compiled modules live as long as the engine, and so do function
+    addresses: whoever keeps an address keeps the engine too (or uses the process-wide
+    `jit_engine()`). Function names must be unique across the engine's modules, so a second
+    definition is refused (`fresh_name` hands out unused ones). A target machine passed in
+    becomes the engine's (LLVM disposes of it with the engine), except the shared host one.
+    """
+
+    def __init__(self, target_machine: llvm.TargetMachine | None = None):
+        initialize_native()
+        # An execution engine owns (and finally disposes of) its target machine, so the shared,
+        # cached host machine is never handed over: the engine gets an identical one of its own.
+        if target_machine is None or any(target_machine is shared for shared in _SHARED_HOST_MACHINE):
+            target_machine = _create_host_target_machine()
+        self.target_machine = target_machine
+        self._lock = threading.RLock()
+        backing = llvm.parse_assembly("")
+        backing.name = "lazyarr_jit_backing"
+        backing.triple = self.target_machine.triple
+        backing.data_layout = str(self.target_machine.target_data)
+        self._engine = llvm.create_mcjit_compiler(backing, self.target_machine)
+        self._modules: list[llvm.ModuleRef] = [backing]
+        self._functions: set[str] = set()
+        self._reserved: set[str] = set()
+        self._next_name = 0
+
+    def add_module(self, source: str | ir.Module | llvm.ModuleRef, *, optimize_module: bool = True,
+                   speed_level: int = 3) -> None:
+        """Parse, verify, optimize (unless told not to), add and finalize (generate code)."""
+        with self._lock:
+            module = parse_module(source)
+            defined = {function.name for function in module.functions if not function.is_declaration}
+            duplicates = sorted(defined & self._functions)
+            if duplicates:
+                raise ValueError(f"JitEngine.add_module: functions already defined: {', '.join(duplicates)}")
+            if optimize_module:
+                optimize(module, self.target_machine, speed_level)
+            else:
+                module.triple = self.target_machine.triple
+                module.data_layout = str(self.target_machine.target_data)
+            self._engine.add_module(module)
+            self._engine.finalize_object()
+            self._modules.append(module)
+            self._functions |= defined
+
+    def function_address(self, name: str) -> int:
+        """The address of a compiled function, for `ctypes.CFUNCTYPE(...)(address)`."""
+        with self._lock:
+            if name not in self._functions:
+                raise KeyError(f"JitEngine.function_address: no compiled function named {name!r}")
+            return self._engine.get_function_address(name)
+
+    def fresh_name(self, prefix: str = "kernel") -> str:
+        """A function name no module of this engine defines yet ('kernel_0', 'kernel_1', ...).
+
+        Several compilers sharing one engine must not reuse names: MCJIT would resolve a
+        second definition to the first one.
+        """
+        with self._lock:
+            while True:
+                name = f"{prefix}_{self._next_name}"
+                self._next_name += 1
+                if name not in self._functions and name not in self._reserved:
+                    self._reserved.add(name)
+                    return name
+
+    def has_function(self, name: str) -> bool:
+        with self._lock:
+            return name in self._functions
+
+    def set_object_cache(self, notify: Callable[[llvm.ModuleRef, bytes], None] | None = None,
+                         get_buffer: Callable[[llvm.ModuleRef], bytes | None] | None = None) -> None:
+        """Hooks for a persistent object cache (llvmlite's `ExecutionEngine.set_object_cache`).
+
+        `notify(module, object_code)` is called after code generation; `get_buffer(module)`
+        may return previously saved object code for the module (or None to compile it).
+        """
+        with self._lock:
+            self._engine.set_object_cache(notify, get_buffer)
+
+
+_ENGINE_LOCK = threading.Lock()
+_engine: list[JitEngine] = []
+
+
+def jit_engine() -> JitEngine:
+    """The process-wide engine for host code, created on first use."""
+    with _ENGINE_LOCK:
+        if not _engine:
+            _engine.append(JitEngine())
+        return _engine[0]

@@ -1,0 +1,102 @@
+"""`la.explain` and the XLA-style dump files: what the compiler did with a graph, and why.
+
+Both sit at the driver's layer: they see the module before and after the pipeline, the
+fusion report, the buffer assignment and the generated LLVM IR.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field
+
+from .hlo.text import print_module
+
+
+@dataclass
+class Explanation:
+    """The compile report of one evaluation; `str()` is meant for a terminal."""
+
+    backend: str
+    hlo_before: str
+    hlo_after: str
+    num_kernels: int
+    fusion_decisions: list = field(default_factory=list)
+    fusion_report: object = None
+    buffer_assignment: object = None
+    llvm_ir: str = ""
+    cache_hit: bool = False
+
+    def __str__(self) -> str:
+        parts = [
+            f"backend: {self.backend}; kernels: {self.num_kernels}"
+            + ("; (compiled earlier: cache hit)" if self.cache_hit else ""),
+            "== HLO before optimization ==", self.hlo_before.rstrip(),
+            "== HLO after optimization ==", self.hlo_after.rstrip(),
+        ]
+        if self.fusion_report is not None:
+            parts += ["== fusion ==", str(self.fusion_report).rstrip()]
+        if self.buffer_assignment is not None:
+            parts += ["== buffer assignment ==", str(self.buffer_assignment).rstrip()]
+        return "\n".join(parts) + "\n"
+
+    def _repr_pretty_(self, printer, cycle):  # IPython
+        printer.text(str(self))
+
+
+def explanation_for(backend_name: str, hlo_before: str, executable, cache_hit: bool) -> Explanation:
+    module = getattr(executable, "module", None)
+    notes = module.notes if module is not None else {}
+    report = notes.get("fusion")
+    kernels = 0
+    if module is not None:
+        kernels = len({
+            id(node.attr("computation")) for node in module.entry.post_order() if node.opcode == "fusion"
+        })
+    return Explanation(
+        backend=backend_name,
+        hlo_before=hlo_before,
+        hlo_after=print_module(module) if module is not None else hlo_before,
+        num_kernels=kernels,
+        fusion_decisions=list(getattr(report, "decisions", []) or []),
+        fusion_report=report,
+        buffer_assignment=notes.get("buffer-assignment"),
+        llvm_ir=getattr(executable, "llvm_ir", ""),
+        cache_hit=cache_hit,
+    )
+
+
+_MODULE_NUMBERS = itertools.count()
+
+
+class DumpWriter:
+    """Writes `module_NNNN.<name>.<stage>.txt` files into the --dump_to directory."""
+
+    def __init__(self, directory: str, module_name: str):
+        os.makedirs(directory, exist_ok=True)
+        self.prefix = os.path.join(directory, f"module_{next(_MODULE_NUMBERS):04d}.{module_name}")
+        self._pass_numbers = itertools.count()
+
+    def write(self, suffix: str, text: str) -> None:
+        with open(f"{self.prefix}.{suffix}", "w") as file:
+            file.write(text)
+
+    def pass_hook(self, pass_name: str, module) -> None:
+        """For Pipeline(dump=...): the HLO after each pass, numbered in run order."""
+        self.write(f"{next(self._pass_numbers):04d}.{pass_name}.after.txt", print_module(module))
+
+    def finish(self, executable) -> None:
+        module = getattr(executable, "module", None)
+        if module is not None:
+            self.write("after_optimizations.txt", print_module(module))
+            assignment = module.notes.get("buffer-assignment")
+            if assignment is not None:
+                self.write("buffer_assignment.txt", str(assignment))
+        llvm_ir = getattr(executable, "llvm_ir", "")
+        if llvm_ir:
+            self.write("ir-no-opt.ll", llvm_ir)
+            from .backends.llvm.target import host_target_machine, optimize, parse_module
+
+            optimized = parse_module(llvm_ir)
+            optimize(optimized, host_target_machine())
+            self.write("ir-with-opt.ll", str(optimized))

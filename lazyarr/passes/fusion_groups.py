@@ -1,0 +1,161 @@
+"""Producer -> consumer fusion groups over one computation (XLA's `InstructionFusion`).
+
+Instructions are visited from the outputs toward the inputs (reverse post order). An
+instruction some kernel or module output must read from memory ("materialized") and that the
+policy finds fusible becomes the root of a new group, which then absorbs its producers while
+the policy says yes. Producers are taken in decreasing post-order position, so when one is
+considered all its users inside the group have already been decided: the users still outside
+the group are final, and a producer with any is duplicated only if it is cheap.
+
+A producer that some kernel did not absorb is materialized in turn and roots a group of its
+own when it is visited; after the walk every fusible instruction runs inside some group.
+Everything here is iterative: a 10^5-op chain becomes one group in linear time.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from ..hlo import Instruction
+from .fusion_policy import FusionDecision, FusionPolicy
+
+Decision = tuple[str, str, FusionDecision]
+
+
+@dataclass(eq=False)
+class Group:
+    """A root and the producers fused into it (by id), with the operands it reads from memory."""
+
+    root: Instruction
+    members: dict[int, Instruction] = field(default_factory=dict)
+    inputs: dict[int, Instruction] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class GraphFacts:
+    """The computation's post order, positions, distinct users and module outputs."""
+
+    order: list[Instruction]
+    position: dict[int, int]
+    users: dict[int, list[Instruction]]
+    outputs: set[int]
+
+    @staticmethod
+    def of(order: list[Instruction], outputs) -> GraphFacts:
+        position = {id(node): index for index, node in enumerate(order)}
+        users: dict[int, list[Instruction]] = {id(node): [] for node in order}
+        for node in order:
+            seen = set()
+            for operand in node.operands:
+                if id(operand) not in seen:
+                    seen.add(id(operand))
+                    users[id(operand)].append(node)
+        return GraphFacts(order, position, users, {id(output) for output in outputs})
+
+    def name(self, node: Instruction) -> str:
+        """The node's name in the printed computation: `p<number>` or `<opcode>.<position>`."""
+        if node.opcode == "parameter":
+            return f"p{node.attr('number')}"
+        return f"{node.opcode}.{self.position[id(node)]}"
+
+
+def form_groups(facts: GraphFacts, policy: FusionPolicy, decisions: list[Decision]) -> list[Group]:
+    """Every fusion group of the computation, in the order their roots were visited.
+
+    Each "no" a policy gives is appended to `decisions` (parameters as producers excepted:
+    they are buffers, never fused).
+    """
+    needed = set(facts.outputs)
+    copies: dict[int, int] = {}  # id -> how many groups hold a duplicated copy
+    groups: list[Group] = []
+    for node in reversed(facts.order):
+        if id(node) not in needed:
+            continue  # every user absorbed it; no kernel reads it from memory
+        if node.opcode == "constant" or not policy.is_fusible(node):
+            needed.update(id(operand) for operand in node.operands)
+            continue
+        group = _grow(node, facts, policy, copies, decisions)
+        groups.append(group)
+        needed.update(group.inputs)
+    return groups
+
+
+def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> Group:
+    """Absorb producers into the group of `root`, nearest (highest position) first."""
+    position, users = facts.position, facts.users
+    group = Group(root, {id(root): root})
+    reads = {id(root): 1}  # how many times the kernel reads each element of a member
+    inside_users: dict[int, list[Instruction]] = {}  # operand id -> the members reading it
+    frontier: list[tuple[int, int]] = []
+    _add_member(root, group, inside_users, frontier, position)
+    while frontier:
+        _, key = heapq.heappop(frontier)
+        producer = group.inputs[key]
+        inside = inside_users[key]
+        is_output = key in facts.outputs
+        outside = len(users[key]) - len(inside) + int(is_output)
+        producer_reads = max(reads[id(user)] * _element_reads(user, producer) for user in inside)
+        decision = FusionDecision.yes()
+        for consumer in inside:
+            decision = policy.should_fuse(
+                producer, consumer, users[key], users_outside_group=outside, is_output=is_output,
+                reads_per_element=producer_reads,
+            )
+            if not decision:
+                break
+        if decision and outside and copies.get(key, 0) >= policy.max_duplicates:
+            decision = FusionDecision.no(
+                f"producer {producer.opcode} has users outside the fusion and is already duplicated "
+                f"into {copies.get(key, 0)} fusions (limit {policy.max_duplicates})"
+            )
+        if decision:
+            count = len(group.inputs) - 1 + sum(
+                1 for operand in _distinct(producer.operands)
+                if id(operand) not in group.members and id(operand) not in group.inputs
+            )
+            if count > policy.max_operands:
+                decision = FusionDecision.no(
+                    f"fusion would take {count} operands (limit {policy.max_operands})"
+                )
+        if not decision:
+            if producer.opcode != "parameter":
+                decisions.append((facts.name(producer), facts.name(inside[-1]), decision))
+            continue
+        del group.inputs[key]
+        group.members[key] = producer
+        reads[key] = producer_reads
+        if outside:
+            copies[key] = copies.get(key, 0) + 1
+        _add_member(producer, group, inside_users, frontier, position)
+    return group
+
+
+def _add_member(node, group: Group, inside_users, frontier, position) -> None:
+    """Note `node` (already in `group.members`) as a reader of its operands; new operands
+    join the group's inputs and the frontier."""
+    for operand in _distinct(node.operands):
+        key = id(operand)
+        inside_users.setdefault(key, []).append(node)
+        if key not in group.members and key not in group.inputs:
+            group.inputs[key] = operand
+            heapq.heappush(frontier, (-position[key], key))
+
+
+def _distinct(operands):
+    """Operands without repeats (x * x reads x once)."""
+    if len(operands) < 2:
+        return operands
+    seen, result = set(), []
+    for operand in operands:
+        if id(operand) not in seen:
+            seen.add(id(operand))
+            result.append(operand)
+    return result
+
+
+def _element_reads(consumer: Instruction, producer: Instruction) -> int:
+    """How many times `consumer` reads each element of its operand `producer` (at most)."""
+    if consumer.opcode == "broadcast" and producer.size:
+        return max(1, consumer.size // producer.size)
+    return 1

@@ -1,0 +1,181 @@
+"""Fusion policy: which instructions may share a kernel, and why not when they may not.
+
+A backend supplies a `FusionPolicy` (CPU and GPU differ in what is cheap to recompute and how
+many operands a kernel may take); the fusion pass asks it about every producer -> consumer
+edge and records each answer. Every "no" is a `FusionDecision` carrying a reason a user can
+read in `explain()`, e.g. "consumer is a dot (runs through BLAS)" or "producer exp has 3 users
+and is expensive: fusing would compute it 3 times".
+
+The CPU defaults follow XLA's `InstructionFusion`:
+
+* fusible: elementwise ops, index remaps (broadcast, reshape, transpose, slice, reverse, pad,
+  concatenate), iota, small constants, gather and dynamic-slice (remaps with data-dependent
+  indices); reduce, argmax, argmin and cumulative only as a kernel's root;
+* not fusible: dot (BLAS), custom-call (host), scatter, dynamic-update-slice, parameters,
+  fusions, and constants of more than `max_constant_elements` elements (read from memory);
+* cheap (may be duplicated into several kernels): index remaps, converts, constants, iota and
+  the arithmetic a core does in a cycle; everything else (exp, divide, gather...) is expensive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..hlo import Instruction
+from ..hlo.op import ELEMENTWISE, INDEX_REMAP, REDUCTION
+
+
+@dataclass(frozen=True)
+class FusionDecision:
+    """"yes", or "no" with a reason a user can read; truthy when the answer is yes.
+
+    >>> bool(FusionDecision.no("consumer is a dot (runs through BLAS)"))
+    False
+    """
+
+    fuse: bool
+    reason: str = ""
+
+    @staticmethod
+    def yes() -> FusionDecision:
+        return _YES
+
+    @staticmethod
+    def no(reason: str) -> FusionDecision:
+        return FusionDecision(False, reason)
+
+    def __bool__(self) -> bool:
+        return self.fuse
+
+    def __str__(self) -> str:
+        return "yes" if self.fuse else f"no: {self.reason}"
+
+
+_YES = FusionDecision(True, "")
+
+# Ops that are never fused, with what a user should read about them (completing "... is ").
+NOT_FUSIBLE = {
+    "dot": "a dot (runs through BLAS)",
+    "custom-call": "a custom-call (runs on the host)",
+    "scatter": "a scatter (writes at data-dependent positions of a whole buffer)",
+    "dynamic-update-slice": "a dynamic-update-slice (updates a whole buffer in place)",
+    "parameter": "a parameter (a buffer given to the module)",
+    "fusion": "a fusion already",
+}
+
+# Fusible ops without the ELEMENTWISE or INDEX_REMAP trait: remaps with data-dependent indices.
+DATA_DEPENDENT_REMAPS = frozenset({"gather", "dynamic-slice"})
+
+# Kernel roots only: fused into a consumer they would be recomputed for every output element.
+ROOT_ONLY = frozenset({"reduce", "argmax", "argmin", "cumulative"})
+
+# Elementwise ops a core does in about a cycle: duplicating them into several kernels costs less
+# than a round trip through memory.
+CHEAP_ELEMENTWISE = frozenset({
+    "negate", "add", "subtract", "multiply", "compare", "select", "and", "or", "xor", "not",
+    "convert", "abs", "maximum", "minimum", "clamp", "real", "imag", "conj", "complex", "sign",
+    "floor", "ceil", "trunc", "is-nan", "is-inf", "is-finite", "signbit", "copysign",
+    "shift-left", "shift-right", "iota", "constant",
+})
+
+
+@dataclass
+class FusionPolicy:
+    """What may be fused and duplicated; a backend supplies one (these are CPU defaults).
+
+    `max_operands`: operands (buffers) one kernel may read. `max_constant_elements`: larger
+    constants stay in memory as operands. `max_duplicates`: how many kernels may each hold a
+    copy of one cheap producer (bounds the work of duplication on long shared chains).
+    `cheap` names the elementwise ops worth recomputing rather than storing.
+    """
+
+    max_operands: int = 32
+    max_constant_elements: int = 8
+    max_duplicates: int = 8
+    cheap: frozenset[str] = field(default_factory=lambda: CHEAP_ELEMENTWISE)
+
+    def is_fusible(self, instruction: Instruction) -> FusionDecision:
+        """Whether `instruction` may run inside a fused kernel (as its root at least).
+
+        A "no" reason completes "<role> is ...", e.g. "a dot (runs through BLAS)".
+        """
+        opcode = instruction.opcode
+        if opcode in NOT_FUSIBLE:
+            return FusionDecision.no(NOT_FUSIBLE[opcode])
+        if opcode == "constant":
+            if instruction.size > self.max_constant_elements:
+                return FusionDecision.no(
+                    f"a constant of {instruction.size} elements (stays in memory; limit "
+                    f"{self.max_constant_elements} to inline)"
+                )
+            return FusionDecision.yes()
+        opdef = instruction.op
+        if (
+            opdef.has(ELEMENTWISE) or opdef.has(INDEX_REMAP) or opcode in DATA_DEPENDENT_REMAPS
+            or opcode in ROOT_ONLY
+        ):
+            return FusionDecision.yes()
+        return FusionDecision.no(f"a {opcode} (no fusion rule for it)")
+
+    def is_root_only(self, instruction: Instruction) -> bool:
+        """Reductions and scans: fusible as a kernel's root, never into a consumer."""
+        return instruction.opcode in ROOT_ONLY or (
+            instruction.op.has(REDUCTION) and instruction.opcode not in NOT_FUSIBLE
+        )
+
+    def is_cheap(self, instruction: Instruction) -> bool:
+        """Whether recomputing `instruction` in several kernels costs less than storing it."""
+        opcode = instruction.opcode
+        if opcode in DATA_DEPENDENT_REMAPS:
+            return False  # a gather reads memory at random: recomputing it re-reads
+        return instruction.op.has(INDEX_REMAP) or opcode in self.cheap
+
+    def should_fuse(
+        self,
+        producer: Instruction,
+        consumer: Instruction,
+        users_of_producer: Sequence[Instruction],
+        *,
+        users_outside_group: int | None = None,
+        is_output: bool = False,
+        reads_per_element: int = 1,
+    ) -> FusionDecision:
+        """Whether to compute `producer` inside the kernel of `consumer` (its user).
+
+        `users_of_producer` are the producer's distinct users; `is_output` says it is also a
+        module output (one more reader). `users_outside_group` counts the readers outside the
+        consumer's kernel (default: all but the consumer): with any, fusing duplicates the
+        producer, allowed only when it is cheap. `reads_per_element` is how many times the
+        kernel reads each producer element (a broadcast reads one element many times):
+        above 1 an expensive producer would be recomputed for each read.
+        """
+        consumer_fusible = self.is_fusible(consumer)
+        if not consumer_fusible:
+            return FusionDecision.no(f"consumer is {consumer_fusible.reason}")
+        producer_fusible = self.is_fusible(producer)
+        if not producer_fusible:
+            return FusionDecision.no(f"producer is {producer_fusible.reason}")
+        if self.is_root_only(producer):
+            return FusionDecision.no(
+                f"producer is a {producer.opcode}: fusing it would recompute the reduction for "
+                "every output element"
+            )
+        readers = len(users_of_producer) + int(is_output)
+        if users_outside_group is None:
+            users_outside_group = readers - 1
+        if self.is_cheap(producer):
+            return FusionDecision.yes()
+        if users_outside_group > 0:
+            counted = " (one is a module output)" if is_output else ""
+            return FusionDecision.no(
+                f"producer {producer.opcode} has {readers} users{counted} and is expensive: "
+                f"fusing would compute it {readers} times"
+            )
+        if reads_per_element > 1:
+            return FusionDecision.no(
+                f"producer {producer.opcode} is expensive and the kernel reads each of its "
+                f"elements {reads_per_element} times (through {consumer.opcode}): fusing would "
+                f"compute it {reads_per_element} times per element"
+            )
+        return FusionDecision.yes()

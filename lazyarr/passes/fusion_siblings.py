@@ -1,0 +1,182 @@
+"""Multi-output fusion: merge fusion groups that can share one kernel launch.
+
+After producer -> consumer fusion, two clusters of groups merge when
+
+* they are related: they read a common operand (siblings such as `sum(x)` and `sum(x * x)`,
+  or the outputs of `la.eval(a, b)` reading the same inputs), or one reads an elementwise
+  root of the other (a producer kept out of its consumer because it is expensive and has
+  other users: it becomes an extra output of the consumer's kernel, as in softmax's
+  `exp` feeding `sum`);
+* their loops agree: loop roots of one shape, or reductions over the same operand shape and
+  dimensions (a loop root whose shape is that operand shape fits the reduction's loop too);
+* neither reads a reduction root of the other (it is complete only when the kernel ends);
+* merging makes no cycle: no path leaves the pair and comes back into it;
+* the merged kernel takes at most `max_operands` operands.
+
+Each candidate pair's decision is recorded, yes or no. The dependency check walks the graph
+of kernels and unfused instructions with an explicit stack, within a total step budget so
+that huge graphs stay linear (past it, pairs are left unmerged and the reason says so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..hlo import Instruction
+from ..hlo.op import REDUCTION
+from .fusion_groups import Decision, GraphFacts, Group
+from .fusion_policy import FusionDecision, FusionPolicy
+
+CANDIDATES_PER_OPERAND = 8  # readers of one operand considered as siblings of each group
+STEP_BUDGET = 200_000  # dependency-walk steps over the whole merge phase
+
+
+@dataclass(eq=False)
+class Cluster:
+    """Groups sharing one kernel: their roots (the kernel's possible outputs), members and
+    the operands they read from memory; `space` is the loop (shape, reduced dims or None)."""
+
+    groups: list[Group]
+    roots: list[Instruction]
+    members: dict[int, Instruction]
+    inputs: dict[int, Instruction]
+    space: tuple
+
+
+def iteration_space(root: Instruction) -> tuple:
+    """(shape the kernel loops over, reduced dimensions or None for a loop root)."""
+    if root.op.has(REDUCTION):
+        (operand,) = root.operands
+        if root.opcode == "reduce":
+            return operand.shape, ("reduce", tuple(root.attr("dimensions")))
+        return operand.shape, (root.opcode, root.attr("dimension"))
+    return root.shape, None
+
+
+def merge_siblings(
+    groups: list[Group], facts: GraphFacts, policy: FusionPolicy, decisions: list[Decision]
+) -> list[Cluster]:
+    """Clusters of `groups` (one each unless merged), ordered by their first root's position."""
+    clusters = [
+        Cluster([group], [group.root], dict(group.members), dict(group.inputs), iteration_space(group.root))
+        for group in groups
+    ]
+    owner = {id(group.root): index for index, group in enumerate(groups)}  # root id -> cluster
+    parent = list(range(len(clusters)))
+
+    def find(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    readers: dict[int, list[int]] = {}
+    budget = [STEP_BUDGET]
+    ordered = sorted(range(len(groups)), key=lambda index: facts.position[id(groups[index].root)])
+    for index in ordered:
+        if budget[0] < 0:
+            reason = f"stopped: dependency checks used their budget of {STEP_BUDGET} steps"
+            decisions.append(("multi-output fusion", "the remaining fusions", FusionDecision.no(reason)))
+            break
+        candidates = []
+        for key in groups[index].inputs:
+            if key in owner:
+                candidates.append(owner[key])  # producer -> consumer (multi-output)
+            earlier = readers.setdefault(key, [])
+            candidates.extend(earlier[:CANDIDATES_PER_OPERAND])
+            earlier.append(index)
+        tried = set()
+        for candidate in candidates:
+            first, second = find(candidate), find(index)
+            if first == second or (first, second) in tried:
+                continue
+            tried.add((first, second))
+            decision = _can_merge(clusters[first], clusters[second], clusters, owner, find, policy, budget)
+            if budget[0] < 0:
+                break
+            pair = (_describe(clusters[first], facts), _describe(clusters[second], facts))
+            decisions.append((*pair, decision))
+            if decision:
+                parent[first] = second
+                clusters[second] = _merged(clusters[first], clusters[second])
+    result = [clusters[index] for index in range(len(clusters)) if find(index) == index]
+    for cluster in result:
+        cluster.roots.sort(key=lambda root: facts.position[id(root)])
+    result.sort(key=lambda cluster: facts.position[id(cluster.roots[0])])
+    return result
+
+
+def _merged(first: Cluster, second: Cluster) -> Cluster:
+    members = {**first.members, **second.members}
+    inputs = {
+        key: node for key, node in (*first.inputs.items(), *second.inputs.items()) if key not in members
+    }
+    space = first.space if first.space[1] is not None else second.space
+    return Cluster(first.groups + second.groups, first.roots + second.roots, members, inputs, space)
+
+
+def _can_merge(first, second, clusters, owner, find, policy: FusionPolicy, budget) -> FusionDecision:
+    (first_shape, first_dims), (second_shape, second_dims) = first.space, second.space
+    if first_shape != second_shape or None not in (first_dims, second_dims) and first_dims != second_dims:
+        return FusionDecision.no(
+            f"their loops differ ({_space_text(first.space)} vs {_space_text(second.space)})"
+        )
+    for reader, writer in ((first, second), (second, first)):
+        for group in reader.groups:
+            for key in group.inputs:
+                node = writer.members.get(key)
+                if node is not None and node.op.has(REDUCTION):
+                    return FusionDecision.no(
+                        f"one reads the {node.opcode} the other computes (complete only when its kernel ends)"
+                    )
+    merged = _merged(first, second)
+    if len(merged.inputs) > policy.max_operands:
+        return FusionDecision.no(
+            f"fusion would take {len(merged.inputs)} operands (limit {policy.max_operands})"
+        )
+    roots = {id(root) for root in merged.roots}
+    cycle = _reaches(list(merged.inputs.values()), roots, clusters, owner, find, budget)
+    if cycle is None:
+        return FusionDecision.no("the dependency check ran out of its step budget")
+    if cycle:
+        return FusionDecision.no("one depends on the other through a third kernel or instruction")
+    return FusionDecision.yes()
+
+
+def _reaches(starts, targets: set[int], clusters, owner, find, budget) -> bool | None:
+    """Whether a value in `starts` depends on (or is) a value in `targets`; None if out of budget."""
+    stack = list(starts)
+    seen_values = {id(node) for node in stack}
+    seen_clusters = set()
+    while stack:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        node = stack.pop()
+        if id(node) in targets:
+            return True
+        if id(node) in owner:
+            cluster_index = find(owner[id(node)])
+            if cluster_index in seen_clusters:
+                continue
+            seen_clusters.add(cluster_index)
+            producers = clusters[cluster_index].inputs.values()
+        else:
+            producers = node.operands
+        for producer in producers:
+            if id(producer) not in seen_values:
+                seen_values.add(id(producer))
+                stack.append(producer)
+    return False
+
+
+def _describe(cluster: Cluster, facts: GraphFacts) -> str:
+    return "fusion(" + ", ".join(facts.name(root) for root in cluster.roots) + ")"
+
+
+def _space_text(space) -> str:
+    shape, dims = space
+    text = f"[{','.join(str(extent) for extent in shape)}]"
+    if dims is None:
+        return f"elementwise over {text}"
+    return f"{dims[0]} of {text} over dimensions {dims[1]}"
