@@ -188,7 +188,8 @@ def convert_value(ctx: EmitContext, value, source, target):
         return builder.uitofp(value, target_type)
     if dtypes.is_floating(source):
         name = "llvm.fptosi.sat" if dtypes.is_signed_integer(target) else "llvm.fptoui.sat"
-        function = ctx.module.declare_intrinsic(name, [target_type, value.type])
+        signature = ir.FunctionType(target_type, [value.type])
+        function = ctx.module.declare_intrinsic(name, [target_type, value.type], signature)
         return builder.call(function, [value])
     width, target_width = value.type.width, target_type.width
     if target_width < width:
