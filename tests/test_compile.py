@@ -85,3 +85,13 @@ def test_dump_flags_write_xla_named_files(cpu_backend, tmp_path, monkeypatch):
                    "ir-no-opt.ll", "ir-with-opt.ll"):
         assert any(name.endswith(f".main.{suffix}") and name.startswith("module_") for name in names), suffix
     assert any(".fusion.after.txt" in name for name in names)
+
+
+@pytest.mark.parametrize("exponent", [2, 3, 4])
+def test_small_constant_powers_become_multiplies_within_two_ulp(cpu_backend, exponent):
+    rng = np.random.default_rng(exponent)
+    values = (rng.standard_normal(1000) * 10).astype(np.float32)
+    got = np.asarray(la.asarray(values) ** exponent)
+    want = values.astype(np.float64) ** exponent
+    # Two roundings of float32 multiplies (x*x*x): within 2 ULP of the exact power.
+    assert np.all(np.abs(got - want) <= 2 * np.spacing(np.abs(want).astype(np.float32)))

@@ -31,7 +31,7 @@ from .llvm.target import host_target_machine, jit_engine
 
 _KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _ALIGNMENT = 64
-# Below this many output elements per call a kernel runs on the calling thread.
+# Below this many elements touched per call a kernel runs on the calling thread.
 _PARALLEL_THRESHOLD = 1 << 16
 
 
@@ -180,7 +180,8 @@ class CpuBackend:
                 name = jit_engine().fresh_name("kernel")
                 builder.add(name, computation)
                 extent = outer_extent(computation)
-                size = max(output.size for output in computation.outputs)
+                # Work is what the kernel touches: a row reduction has a small output, big inputs.
+                size = max(node.size for node in computation.outputs + computation.parameters)
                 step = KernelStep(
                     name, [slot_of(o) for o in instruction.operands], [None] * len(computation.outputs),
                     [(output.shape, output.dtype) for output in computation.outputs], extent,
