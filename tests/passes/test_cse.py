@@ -16,6 +16,7 @@ from lazyarr.hlo import Computation, Module, all_ops, constant, evaluate, make, 
 from lazyarr.hlo.op import COMMUTATIVE
 from lazyarr.passes import cse
 from lazyarr.passes.cse import CommonSubexpressionEliminator, swappable
+from tests.assertions import assert_identical
 from tests.strategies import arrays, edge_values
 
 SHAPES = st.lists(st.integers(0, 3), max_size=3).map(tuple)
@@ -36,18 +37,6 @@ def expected(body: str) -> str:
     return "ENTRY main {\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "  ") + "\n}"
 
 
-def assert_identical(got, want):
-    """Shape, then dtype, then values: equal with NaNs equal, and zeros of equal sign."""
-    assert got.shape == want.shape
-    assert got.dtype == want.dtype
-    np.testing.assert_array_equal(got, want)
-    if dtypes.is_inexact(want.dtype):
-        parts = [(got, want)]
-        if dtypes.is_complex(want.dtype):
-            parts = [(got.real, want.real), (got.imag, want.imag)]
-        for got_part, want_part in parts:
-            zeros = want_part == 0
-            assert np.array_equal(np.signbit(got_part[zeros]), np.signbit(want_part[zeros]))
 
 
 def test_swapped_add_and_mirrored_compares_become_one():

@@ -18,6 +18,7 @@ from lazyarr.hlo.ops.custom import custom_call_outputs
 from lazyarr.hlo.ops.elementwise import BINARY, COMPARISONS, UNARY
 from lazyarr.passes import fold
 from lazyarr.passes.fold import ConstantFolder
+from tests.assertions import assert_identical
 from tests.strategies import arrays
 
 SHAPES = st.lists(st.integers(0, 3), max_size=3).map(tuple)
@@ -37,18 +38,6 @@ def expected(body: str) -> str:
     return "ENTRY main {\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "  ") + "\n}"
 
 
-def assert_identical(got, want):
-    """Shape, then dtype, then values: equal with NaNs equal, and zeros of equal sign."""
-    assert got.shape == want.shape
-    assert got.dtype == want.dtype
-    np.testing.assert_array_equal(got, want)
-    if dtypes.is_inexact(want.dtype):
-        parts = [(got, want)]
-        if dtypes.is_complex(want.dtype):
-            parts = [(got.real, want.real), (got.imag, want.imag)]
-        for got_part, want_part in parts:
-            zeros = want_part == 0
-            assert np.array_equal(np.signbit(got_part[zeros]), np.signbit(want_part[zeros]))
 
 
 def test_folds_a_chain_of_constants_and_keeps_the_parameter_side():

@@ -23,6 +23,7 @@ from lazyarr.passes import dce, default, pipeline
 from lazyarr.passes.dce import DeadCodeEliminator
 from lazyarr.passes.default import default_pipeline
 from lazyarr.passes.pipeline import FixedPoint, Pass, Pipeline
+from tests.assertions import assert_identical
 from tests.strategies import arrays
 
 SHAPES = st.lists(st.integers(0, 3), max_size=3).map(tuple)
@@ -58,18 +59,6 @@ class Forging:
         return True
 
 
-def assert_identical(got, want):
-    """Shape, then dtype, then values: equal with NaNs equal, and zeros of equal sign."""
-    assert got.shape == want.shape
-    assert got.dtype == want.dtype
-    np.testing.assert_array_equal(got, want)
-    if dtypes.is_inexact(want.dtype):
-        parts = [(got, want)]
-        if dtypes.is_complex(want.dtype):
-            parts = [(got.real, want.real), (got.imag, want.imag)]
-        for got_part, want_part in parts:
-            zeros = want_part == 0
-            assert np.array_equal(np.signbit(got_part[zeros]), np.signbit(want_part[zeros]))
 
 
 # ------------------------------------------------------------------------- Pipeline

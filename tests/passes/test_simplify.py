@@ -24,6 +24,7 @@ from lazyarr.hlo import Computation, HloError, Module, constant, evaluate, make,
 from lazyarr.hlo.ops.reduce import REDUCE_KINDS
 from lazyarr.passes import simplify
 from lazyarr.passes.simplify import AlgebraicSimplifier, exact_conversion, is_splat, may_raise, splat_value
+from tests.assertions import assert_identical
 from tests.strategies import arrays, edge_values
 
 ALL = list(dtypes.ALL)
@@ -48,18 +49,6 @@ def negative_zero(dtype):
     return complex(-0.0, -0.0) if dtypes.is_complex(dtype) else (-0.0 if dtypes.is_floating(dtype) else 0)
 
 
-def assert_identical(got, want):
-    """Shape, then dtype, then values: equal with NaNs equal, and zeros of equal sign."""
-    assert got.shape == want.shape
-    assert got.dtype == want.dtype
-    np.testing.assert_array_equal(got, want)
-    if dtypes.is_inexact(want.dtype):
-        parts = [(got, want)]
-        if dtypes.is_complex(want.dtype):
-            parts = [(got.real, want.real), (got.imag, want.imag)]
-        for got_part, want_part in parts:
-            zeros = want_part == 0
-            assert np.array_equal(np.signbit(got_part[zeros]), np.signbit(want_part[zeros]))
 
 
 def simplified(body: str) -> str:

@@ -1,0 +1,21 @@
+"""Assertions shared by the test files."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lazyarr import dtypes
+
+
+def assert_identical(got, want):
+    """Shape, then dtype, then values: equal with NaNs equal, and zeros of equal sign."""
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    if dtypes.is_inexact(want.dtype):
+        parts = [(got, want)]
+        if dtypes.is_complex(want.dtype):
+            parts = [(got.real, want.real), (got.imag, want.imag)]
+        for got_part, want_part in parts:
+            zeros = want_part == 0
+            assert np.array_equal(np.signbit(got_part[zeros]), np.signbit(want_part[zeros]))
