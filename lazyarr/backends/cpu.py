@@ -99,14 +99,15 @@ class CpuExecutable:
     def run(self, arguments: Sequence[np.ndarray]) -> list[np.ndarray]:
         slots: list[np.ndarray | None] = [None] * self.slot_count
         for slot, argument in zip(self.parameter_slots, arguments):
-            slots[slot] = np.ascontiguousarray(argument)
+            # np.asarray, not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
+            slots[slot] = np.asarray(argument, order="C")
         for slot, value in self.constants.items():
             slots[slot] = value
         for step in self.steps:
             if isinstance(step, HostStep):
                 values = [slots[slot] for slot in step.inputs]
                 result = step.instruction.op.reference(values, step.instruction.attributes)
-                slots[step.output] = np.ascontiguousarray(result, dtype=step.instruction.dtype)
+                slots[step.output] = np.asarray(result, dtype=step.instruction.dtype, order="C")
             else:
                 _run_kernel(step, slots)
         return [slots[slot] for slot in self.output_slots]

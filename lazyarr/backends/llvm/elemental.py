@@ -50,6 +50,8 @@ class EmitContext:
         self.module = builder.module
         self._math_table = math_table
         self.cache: dict[tuple, ir.Value] = {}
+        # id(constant instruction) -> its global array, for constants of several elements.
+        self.constant_tables: dict[int, ir.GlobalVariable] = {}
 
     def constant(self, value, dtype) -> ir.Constant:
         kind = value_type(dtype)
@@ -315,6 +317,32 @@ EMITTABLE = frozenset(UNARY) | frozenset(BINARY) | frozenset(_SIMPLE_REMAPS) | {
 }
 
 
+def _constant_element(ctx, node, index):
+    """A constant's element at `index`: an immediate for one element, else a load from a
+    private global array (the fusion policy inlines constants of several elements)."""
+    array = node.attr("literal").array
+    if array.size == 1:
+        return ctx.constant(array.reshape(-1)[0].item(), node.dtype)
+    element_type = memory_type(node.dtype)
+    table = ctx.constant_tables.get(id(node))
+    if table is None:
+        storage = dtypes.uint8 if node.dtype == dtypes.bool_ else node.dtype
+        table_type = ir.ArrayType(element_type, array.size)
+        table = ir.GlobalVariable(ctx.module, table_type, name=ctx.module.get_unique_name("constant"))
+        table.initializer = ir.Constant(
+            table_type, [ctx.constant(value, storage) for value in array.reshape(-1).tolist()]
+        )
+        table.global_constant = True
+        table.linkage = "private"
+        ctx.constant_tables[id(node)] = table
+    builder = ctx.builder
+    address = builder.gep(table, [linearize(builder, index, node.shape)], source_etype=element_type)
+    value = builder.load(address, typ=element_type)
+    if node.dtype == dtypes.bool_:
+        return builder.icmp_unsigned("!=", value, ir.Constant(element_type, 0))
+    return value
+
+
 def _key(index) -> tuple:
     return tuple(id(position) for position in index)
 
@@ -368,7 +396,7 @@ class ElementalEmitter:
         if opcode == "parameter":
             return self.load(node.attr("number"), index)
         if opcode == "constant":
-            return ctx.constant(node.attr("literal").array.reshape(-1)[0].item(), node.dtype)
+            return _constant_element(ctx, node, index)
         if opcode == "iota":
             return convert_value(ctx, index[node.attr("dimension")], dtypes.int64, node.dtype)
         if opcode in UNARY:

@@ -33,6 +33,17 @@ def outer_extent(computation: Computation) -> int:
     return shape[0] if shape else 1
 
 
+def is_split(output, extent: int) -> bool:
+    """Whether calls compute `output`'s first dimension in [begin, end) slices.
+
+    A multi-output kernel may hold outputs of different shapes (a loop root beside a
+    reduction of it). Those whose first dimension is the kernel's extent are split; the
+    others (0-d, or another first dimension) are computed whole by the call with begin == 0,
+    which every launch makes once, so no output is missed, repeated or written out of bounds.
+    """
+    return bool(output.shape) and output.shape[0] == extent
+
+
 class KernelBuilder:
     """Adds one function per fused computation to an LLVM module."""
 
@@ -55,6 +66,10 @@ class KernelBuilder:
 
         def load(number, index):
             parameter = parameters[number]
+            if parameter.size == 0:
+                # pad/concatenate may ask for an element of an empty operand and discard it:
+                # never touch an empty buffer's memory.
+                return ir.Constant(value_type(parameter.dtype), 0)
             address = builder.gep(
                 pointers[number], [linearize(builder, index, parameter.shape)],
                 source_etype=memory_type(parameter.dtype),
@@ -66,12 +81,14 @@ class KernelBuilder:
 
         emitter = ElementalEmitter(ctx, load)
         output_pointers = pointers[len(parameters):]
+        extent = outer_extent(computation)
         for position, output in enumerate(computation.outputs):
             store = self._storer(builder, output_pointers[position], output)
+            loops = self._split_loops if is_split(output, extent) else self._whole_loops
             if output.opcode == "reduce":
-                self._reduce(builder, emitter, output, begin, end, store)
+                self._reduce(builder, emitter, output, begin, end, store, loops)
             else:
-                self._loop(builder, emitter, output, begin, end, store)
+                self._loop(builder, emitter, output, begin, end, store, loops)
         builder.ret_void()
         return name
 
@@ -87,13 +104,18 @@ class KernelBuilder:
 
         return store
 
-    @staticmethod
-    def _output_loops(builder, shape, begin, end, body):
-        """Nested loops over `shape`, the first dimension limited to [begin, end)."""
-        if not shape:
-            with builder.if_then(builder.icmp_signed("<", begin, end)):
+    @classmethod
+    def _whole_loops(cls, builder, shape, begin, end, body):
+        """Nested loops over all of `shape`, run only by the call with begin == 0."""
+        with builder.if_then(builder.icmp_signed("==", begin, index_constant(0))):
+            if not shape:
                 body([])
-            return
+            else:
+                cls._split_loops(builder, shape, index_constant(0), index_constant(shape[0]), body)
+
+    @staticmethod
+    def _split_loops(builder, shape, begin, end, body):
+        """Nested loops over `shape`, the first dimension limited to [begin, end)."""
         index = []
 
         def nest(axis):
@@ -108,16 +130,16 @@ class KernelBuilder:
 
         nest(0)
 
-    def _loop(self, builder, emitter, output, begin, end, store):
+    def _loop(self, builder, emitter, output, begin, end, store, loops):
         order = post_order([output])
 
         def body(index):
             (value,) = emitter.elements(order, [(output, index)])
             store(index, value)
 
-        self._output_loops(builder, output.shape, begin, end, body)
+        loops(builder, output.shape, begin, end, body)
 
-    def _reduce(self, builder, emitter, output, begin, end, store):
+    def _reduce(self, builder, emitter, output, begin, end, store, loops):
         (operand,) = output.operands
         kind, reduced = output.attr("kind"), output.attr("dimensions")
         order = post_order([operand])
@@ -133,26 +155,28 @@ class KernelBuilder:
                 operand_index[axis] = position
 
             def inner(level):
+                if level == len(reduced):
+                    (value,) = emitter.elements(order, [(operand, list(operand_index))])
+                    if accumulate_dtype != operand.dtype:
+                        value = builder.fpext(value, value_type(accumulate_dtype))
+                    if reduced:
+                        value = _combine(ctx, kind, accumulate_dtype, builder.load(slot), value)
+                    builder.store(value, slot)
+                    return
                 axis = reduced[level]
                 with for_range(builder, 0, operand.shape[axis], name=f"r{axis}") as position:
                     operand_index[axis] = position
-                    if level + 1 < len(reduced):
-                        inner(level + 1)
-                    else:
-                        (value,) = emitter.elements(order, [(operand, list(operand_index))])
-                        if accumulate_dtype != operand.dtype:
-                            value = builder.fpext(value, value_type(accumulate_dtype))
-                        current = builder.load(slot)
-                        builder.store(_combine(ctx, kind, accumulate_dtype, current, value), slot)
+                    inner(level + 1)
 
-            if reduced and all(operand.shape[axis] for axis in reduced):
+            # With no reduced dimensions (dimensions={}) each element is copied, as NumPy does.
+            if all(operand.shape[axis] for axis in reduced):
                 inner(0)
             result = builder.load(slot)
             if accumulate_dtype != output.dtype:
                 result = builder.fptrunc(result, value_type(output.dtype))
             store(index, result)
 
-        self._output_loops(builder, output.shape, begin, end, body)
+        loops(builder, output.shape, begin, end, body)
 
 
 def _identity(ctx, kind, dtype):
@@ -180,11 +204,11 @@ def _combine(ctx, kind, dtype, accumulator, value):
     if kind == "sum":
         if dtypes.is_floating(dtype):
             # Reassociation lets LLVM keep several vector accumulators (see README tolerance).
-            return builder.fadd(accumulator, value, flags=("reassoc", "nsz"))
+            return builder.fadd(accumulator, value, flags=("reassoc",))
         return builder.or_(accumulator, value) if dtype == dtypes.bool_ else builder.add(accumulator, value)
     if kind == "prod":
         if dtypes.is_floating(dtype):
-            return builder.fmul(accumulator, value, flags=("reassoc", "nsz"))
+            return builder.fmul(accumulator, value, flags=("reassoc",))
         return builder.and_(accumulator, value) if dtype == dtypes.bool_ else builder.mul(accumulator, value)
     if kind == "and":
         return builder.and_(accumulator, value)

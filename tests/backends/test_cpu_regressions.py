@@ -1,0 +1,97 @@
+"""Regressions of the CPU backend found by running the frontend suite on it, held to NumPy.
+
+Each test builds the failing case through the public API on the CPU backend. Integer and
+exact float results must be bit-identical; the one float sum is of values whose partial sums
+are all exact, so reassociation cannot change it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazyarr as la
+
+
+@pytest.fixture(autouse=True)
+def cpu_backend():
+    previous = la.get_backend_name()
+    la.set_backend("cpu")
+    yield
+    la.set_backend(previous)
+
+
+def assert_same(actual, expected):
+    expected = np.asarray(expected)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    values = np.asarray(actual)
+    np.testing.assert_array_equal(values, expected, strict=True)
+    if values.dtype.kind == "f":  # assert_array_equal takes -0.0 == 0.0; signs must agree too
+        np.testing.assert_array_equal(np.signbit(values), np.signbit(expected))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32])
+def test_inlined_constant_of_several_elements_reads_every_element(dtype):
+    # arange of length > 2 is iota * step + constant([start, start + step]) slices: a fused
+    # two-element constant, whose elements all used to read as the first one.
+    assert_same(la.arange(0, 1, 0.1, dtype=dtype) if dtype != np.int32 else la.arange(3, 40, 3),
+                np.arange(0, 1, 0.1, dtype=dtype) if dtype != np.int32 else np.arange(3, 40, 3))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.float64, np.int8])
+def test_zero_dimensional_host_and_parameter_values_keep_shape(dtype):
+    # np.ascontiguousarray turned 0-d arrays into shape (1,).
+    value = np.array(1, dtype=dtype)
+    assert_same(la.roll(la.asarray(value), 0), np.roll(value, 0))
+    data = np.array([False])
+    assert_same(la.asarray(data)[la.asarray(np.array(0))], data[np.array(0)])
+
+
+@pytest.mark.parametrize("shape", [(50, 60), (60, 50)])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("sum_first", [True, False])
+def test_multi_output_kernel_with_outputs_of_different_shapes(shape, axis, sum_first):
+    # A reduction and a loop root over its operand share a kernel; each output used to loop
+    # over the first output's first dimension (rows missed, or written out of bounds).
+    value = np.arange(np.prod(shape), dtype=np.int64).reshape(shape)
+    lazy = la.asarray(value)
+    if sum_first:
+        total, doubled = la.eval(lazy.sum(axis=axis), lazy * 2)
+    else:
+        doubled, total = la.eval(lazy * 2, lazy.sum(axis=axis))
+    assert_same(total, value.sum(axis=axis))
+    assert_same(doubled, value * 2)
+
+
+def test_multi_output_kernel_split_over_threads():
+    # Large enough to run on the thread pool: a whole-array sum beside a loop root.
+    value = np.arange(600 * 500, dtype=np.float64).reshape(600, 500) % 7  # exact partial sums
+    lazy = la.asarray(value)
+    total, doubled = la.eval(lazy.sum(), lazy * 2)
+    assert_same(total, value.sum())
+    assert_same(doubled, value * 2)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float32])
+def test_reduction_over_no_dimensions_copies_elements(dtype):
+    # reduce with dimensions={} (nanmean of a 0-d array) used to give the identity.
+    value = np.array(True).astype(dtype)
+    assert_same(la.nanmean(la.asarray(value)), np.nanmean(value))
+    matrix = np.arange(6).reshape(2, 3).astype(dtype)
+    assert_same(la.sum(la.asarray(matrix), axis=()), np.sum(matrix, axis=()))
+
+
+def test_float_sum_of_negative_zeros_is_positive_zero():
+    # NumPy's sum starts from +0.0; the accumulator's 'nsz' flag let LLVM drop that start.
+    for value in (np.array([-0.0]), np.full(1000, -0.0), np.full((3, 40), -0.0, np.float32)):
+        assert_same(la.sum(la.asarray(value)), np.sum(value))
+
+
+def test_empty_operands_of_pad_and_concatenate_are_never_read(cpu_backend):
+    empty = np.zeros((0, 3), np.float32)
+    full = np.arange(6, dtype=np.float32).reshape(2, 3)
+    joined = la.concatenate([la.asarray(empty), la.asarray(full)]) * 2
+    np.testing.assert_array_equal(np.asarray(joined), np.concatenate([empty, full]) * 2)
+    padded = la.pad(la.asarray(empty), ((1, 1), (0, 0)), constant_values=5.0) + 1
+    np.testing.assert_array_equal(np.asarray(padded), np.pad(empty, ((1, 1), (0, 0)), constant_values=5.0) + 1)
