@@ -302,6 +302,41 @@ def reduce_nothing(instruction, operands):
     return None
 
 
+def reduce_broadcast(instruction, operands):
+    """reduce(broadcast(x)) -> broadcast(reduce(broadcast'(x))): dimensions the broadcast added
+    and the reduce keeps are broadcast after reducing, since every output element along them
+    reduces the same elements in the same order (all kinds). For max, min, and, or an added
+    dimension that is reduced is dropped too (repeats do not change those results), unless
+    it is empty (`all` over nothing is true). Saves work, and keeps kernels from reducing
+    values that do not depend on the output index (long uniform chains LLVM handles badly)."""
+    (operand,) = operands
+    if operand.opcode != "broadcast":
+        return None
+    source = operand.operands[0]
+    shape, reduced = operand.shape, set(instruction.attr("dimensions"))
+    added = set(range(len(shape))) - set(operand.attr("dimensions"))
+    idempotent = instruction.attr("kind") in ("max", "min", "and", "or")
+    removed = {axis for axis in added if axis not in reduced or (idempotent and shape[axis] > 0)}
+    if not removed:
+        return None
+    kept = [axis for axis in range(len(shape)) if axis not in removed]
+    mapping = tuple(kept.index(axis) for axis in operand.attr("dimensions"))
+    narrowed = source if mapping == tuple(range(len(kept))) else make(
+        "broadcast", [source], shape=tuple(shape[axis] for axis in kept), dimensions=mapping,
+    )
+    inner = make(
+        "reduce", [narrowed], kind=instruction.attr("kind"),
+        dimensions=tuple(kept.index(axis) for axis in sorted(reduced) if axis not in removed),
+    )
+    if inner.shape == instruction.shape:
+        return inner
+    outputs = [axis for axis in range(len(shape)) if axis not in reduced]
+    return make(
+        "broadcast", [inner], shape=instruction.shape,
+        dimensions=tuple(outputs.index(axis) for axis in kept if axis not in reduced),
+    )
+
+
 # ------------------------------------------------------------------------- layout rules
 
 
@@ -427,6 +462,7 @@ TABLE: list[tuple[str, Rule]] = [
     ("convert", convert_same),              # convert(x: T, T) -> x
     ("convert", convert_convert),           # convert(convert(x)) -> convert(x) if exact
     ("reduce", reduce_nothing),             # reduce(x, dimensions={}) -> x (not float sum)
+    ("reduce", reduce_broadcast),           # reduce(broadcast(x)) -> broadcast(reduce(x))
     ("transpose", transpose_transpose),     # transpose(transpose(x)) -> transpose(x) or x
     ("reshape", reshape_reshape),           # reshape(reshape(x)) -> reshape(x) or x
     ("broadcast", broadcast_broadcast),     # broadcast(broadcast(x)) -> broadcast(x) or x

@@ -16,7 +16,6 @@ transcendental carry an error bound derived alongside the graph, see `error_boun
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -293,9 +292,6 @@ def assert_agrees(got, want, bound):
     assert excess.max(initial=0.0) <= 0.0, f"off by {excess.max()} beyond the bound {bound}"
 
 
-@pytest.mark.skip(reason="LLVM optimize hangs (>30 s) on a hypot of a 4-d broadcast/transpose kernel "
-                         "found by this test (tests/backends/data/optimize_hang.hlo); "
-                         "remove once the CPU backend is fixed")
 @settings(max_examples=60, deadline=None)
 @given(random_graphs())
 def test_cpu_backend_matches_the_evaluator_on_random_graphs(graph):

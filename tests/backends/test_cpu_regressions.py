@@ -95,3 +95,43 @@ def test_empty_operands_of_pad_and_concatenate_are_never_read(cpu_backend):
     np.testing.assert_array_equal(np.asarray(joined), np.concatenate([empty, full]) * 2)
     padded = la.pad(la.asarray(empty), ((1, 1), (0, 0)), constant_values=5.0) + 1
     np.testing.assert_array_equal(np.asarray(padded), np.pad(empty, ((1, 1), (0, 0)), constant_values=5.0) + 1)
+
+
+_COMPILE_IN_A_CHILD = """
+import sys, numpy as np
+from lazyarr.compile import compile_module
+from lazyarr.hlo import evaluate, text
+source = open(sys.argv[1]).read()
+module = text.parse(source)
+arguments = [np.linspace(-3, 3, p.size).reshape(p.shape).astype(p.dtype) for p in module.entry.parameters]
+got = compile_module(module, "cpu").run(arguments)
+want = evaluate(text.parse(source).entry, arguments)
+assert all(np.array_equal(a, b) for a, b in zip(got, want)), (got, want)
+"""
+
+_INVARIANT_MIN = """HloModule main
+
+ENTRY main {
+  p0 = f32[1,7] parameter(0)
+  b = f32[3,1,7] broadcast(p0), dimensions={1,2}, shape={3,1,7}
+  n = f32[3,1,7] negate(b)
+  ROOT r = f32[1] reduce(n), dimensions={0,2}, kind=min
+}
+"""
+
+
+@pytest.mark.parametrize("case", ["data/optimize_hang.hlo", "invariant min"])
+def test_reductions_independent_of_the_output_index_compile_quickly(case, tmp_path):
+    """A min over values that do not depend on the output index used to make LLVM's loop
+    vectorizer run for minutes (exponential in the unrolled chain). A child process with a
+    time limit turns a regression into a failure instead of a hung suite."""
+    import pathlib
+    import subprocess
+    import sys
+
+    path = pathlib.Path(__file__).parent / case
+    if case == "invariant min":
+        path = tmp_path / "invariant_min.hlo"
+        path.write_text(_INVARIANT_MIN)
+    # 60 s: compiling these takes well under a second; a regression takes minutes.
+    subprocess.run([sys.executable, "-c", _COMPILE_IN_A_CHILD, str(path)], check=True, timeout=60)

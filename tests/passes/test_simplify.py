@@ -226,6 +226,22 @@ TEXT_CASES = {
         ROOT broadcast.2 = pred[2] broadcast(constant.1), dimensions={}, shape={2}
         """,
     ),
+    "min over an added dimension drops it; a kept added dimension is broadcast after the sum": (
+        """
+        p0 = f32[7] parameter(0)
+        b = f32[3,7] broadcast(p0), dimensions={1}, shape={3,7}
+        m = f32[] reduce(b), dimensions={0,1}, kind=min
+        s = f32[3] reduce(b), dimensions={1}, kind=sum
+        ROOT t = (f32[], f32[3]) tuple(m, s)
+        """,
+        """
+        p0 = f32[7] parameter(0)
+        reduce.1 = f32[] reduce(p0), dimensions={0}, kind=min
+        reduce.2 = f32[] reduce(p0), dimensions={0}, kind=sum
+        broadcast.3 = f32[3] broadcast(reduce.2), dimensions={}, shape={3}
+        ROOT outputs = (f32[], f32[3]) tuple(reduce.1, broadcast.3)
+        """,
+    ),
 }
 
 
@@ -346,6 +362,20 @@ def _reduce_nothing(draw, x, y):
     return make("reduce", [x], dimensions=(), kind=kind)
 
 
+def _reduce_broadcast(draw, x, y):
+    """x broadcast with up to two added dimensions (sizes 0-2) at random places, then reduced
+    over a random set of dimensions with a kind that accepts x's dtype."""
+    added = draw(st.lists(st.integers(0, 2), max_size=2))
+    ndim = x.ndim + len(added)
+    placed = sorted(draw(st.permutations(range(ndim)))[: x.ndim])
+    sizes = iter(added)
+    shape = tuple(x.shape[placed.index(axis)] if axis in placed else next(sizes) for axis in range(ndim))
+    broadcast = make("broadcast", [x], shape=shape, dimensions=tuple(placed))
+    kind = draw(st.sampled_from([kind for kind, row in REDUCE_KINDS.items() if x.dtype in row[1]]))
+    dimensions = tuple(sorted(draw(st.sets(st.integers(0, max(ndim - 1, 0)), max_size=ndim))))
+    return make("reduce", [broadcast], dimensions=dimensions if ndim else (), kind=kind)
+
+
 def _transposes(draw, x, y):
     first = tuple(draw(st.permutations(range(x.ndim))))
     inner = make("transpose", [x], permutation=first)
@@ -447,6 +477,7 @@ CASES = [
     Case("convert same", ALL, lambda d, x, y: make("convert", [x], dtype=x.dtype)),
     Case("convert convert", ALL, _convert_chain, None),
     Case("reduce nothing", NUMERIC + [dtypes.bool_], _reduce_nothing, None),
+    Case("reduce broadcast", NUMERIC + [dtypes.bool_], _reduce_broadcast, None),
     Case("transpose transpose", ALL, _transposes),
     Case("reshape reshape", ALL, _reshapes),
     Case("broadcast broadcast", ALL, _broadcasts),

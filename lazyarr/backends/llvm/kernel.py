@@ -154,9 +154,13 @@ class KernelBuilder:
             for axis, position in zip(kept, index):
                 operand_index[axis] = position
 
+            loop_counters = []
+
             def inner(level):
                 if level == len(reduced):
                     (value,) = emitter.elements(order, [(operand, list(operand_index))])
+                    if index and not all(depends_on(value, position) for position in index):
+                        hide_trip_counts(builder, loop_counters)
                     if accumulate_dtype != operand.dtype:
                         value = builder.fpext(value, value_type(accumulate_dtype))
                     if reduced:
@@ -166,6 +170,7 @@ class KernelBuilder:
                 axis = reduced[level]
                 with for_range(builder, 0, operand.shape[axis], name=f"r{axis}") as position:
                     operand_index[axis] = position
+                    loop_counters.append(position)
                     inner(level + 1)
 
             # With no reduced dimensions (dimensions={}) each element is copied, as NumPy does.
@@ -177,6 +182,45 @@ class KernelBuilder:
             store(index, result)
 
         loops(builder, output.shape, begin, end, body)
+
+
+def depends_on(value: ir.Value, target: ir.Value) -> bool:
+    """Whether `value` is computed from `target` (a walk over operands and phi incomings)."""
+    stack, seen = [value], set()
+    while stack:
+        current = stack.pop()
+        if current is target:
+            return True
+        if id(current) in seen or not isinstance(current, ir.Instruction):
+            continue
+        seen.add(id(current))
+        stack.extend(current.operands)
+        if isinstance(current, ir.PhiInstr):
+            stack.extend(incoming for incoming, _ in current.incomings)
+    return False
+
+
+def hide_trip_counts(builder: ir.IRBuilder, counters) -> None:
+    """Make the constant trip counts of these loops opaque to LLVM (an empty inline asm).
+
+    A reduction whose values do not depend on some output index would, once LLVM fully
+    unrolls its short loops, leave a long chain of loop-invariant min/max selects in the
+    output loop; LLVM 22's loop vectorizer (`vputils::isSingleScalar`) then takes time
+    exponential in that chain's length (minutes for 21 elements). With runtime trip counts
+    the reduction loops stay loops and vectorize as usual.
+    """
+    opaque = ir.InlineAsm(ir.FunctionType(INDEX, [INDEX]), "", "=r,0", side_effect=False)
+    for counter in counters:
+        compare = counter.parent.instructions[1]  # header: phi, icmp, branch (see for_range)
+        stop = compare.operands[1]
+        if not isinstance(stop, ir.Constant):
+            continue
+        current = builder.block
+        entry = builder.function.entry_basic_block
+        builder.position_before(entry.instructions[-1]) if entry.is_terminated else builder.position_at_end(entry)
+        hidden = builder.call(opaque, [stop])
+        builder.position_at_end(current)
+        compare.replace_usage(stop, hidden)
 
 
 def _identity(ctx, kind, dtype):
