@@ -11,7 +11,8 @@ array API standard 2024.12. Every name here is re-exported from the module that 
 
 import numpy as _np
 
-from . import dtypes, fft, linalg  # noqa: E402  (namespaces of the array API extensions)
+from . import aot, dtypes, fft, linalg  # noqa: E402  (namespaces: la.aot and the array API extensions)
+from ._profiler import profile
 from .dtypes import (
     bool_ as bool,
 )
@@ -37,6 +38,7 @@ from .dtypes import (
 )
 from .frontend import methods as _methods  # binds operators and methods onto Array
 from .frontend.array import Array
+from .frontend.autodiff import grad, value_and_grad, vjp
 from .frontend.creation import *  # noqa: F403
 from .frontend.elementwise import *  # noqa: F403
 from .frontend.evaluation import (
@@ -49,6 +51,7 @@ from .frontend.evaluation import (
     set_backend,
 )
 from .frontend.indexing import *  # noqa: F403
+from .frontend.jit import ShapeDtypeStruct, jit
 from .frontend.linalg import *  # noqa: F403
 from .frontend.manipulation import *  # noqa: F403
 from .frontend.namespace_info import __array_namespace_info__

@@ -22,6 +22,7 @@ class Flags:
     disable_passes: tuple[str, ...] = () # pass names to skip
     verify: bool = False                 # run the verifier between passes
     explain_cache_misses: bool = False   # log why a compile-cache lookup missed
+    specialize_sizes: bool = False       # compile per shape instead of reading sizes at run time
 
 
 _BOOLEAN_TRUE = {"", "1", "true", "yes", "on"}

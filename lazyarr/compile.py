@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _flags
+from . import _flags, _profiler
 from .backends import get_backend
 from .hlo import Computation, Instruction, Module, make
+from .symbolic_sizes import symbolize
 
 BufferLookup = Callable[[Instruction], "np.ndarray | None"]
 
@@ -127,19 +128,56 @@ def clear_cache() -> None:
     _INFO.compile_seconds = 0.0
 
 
+class SizedExecutable:
+    """An executable compiled for symbolic sizes, bound to one call's real sizes."""
+
+    __slots__ = ("executable", "sizes")
+
+    def __init__(self, executable, sizes: tuple[int, ...]):
+        self.executable, self.sizes = executable, sizes
+
+    def run(self, arguments):
+        return self.executable.run(arguments, self.sizes)
+
+    def __getattr__(self, name):
+        return getattr(self.executable, name)
+
+
+def _cache_key(module: Module, backend_name: str) -> tuple[tuple, Module, tuple[int, ...]]:
+    """(key, module to compile, real sizes): for a backend whose code takes sizes at run time,
+    the module with placeholder sizes (lazyarr/symbolic_sizes.py), so new sizes reuse it."""
+    sizes: tuple[int, ...] = ()
+    if getattr(get_backend(backend_name), "symbolic_sizes", False) and not _flags.FLAGS.specialize_sizes:
+        symbolic = symbolize(module)
+        if symbolic is not None:
+            module, sizes = symbolic
+    return (backend_name, module.entry.parameters, module.entry.outputs), module, sizes
+
+
 def compile_module(module: Module, backend_name: str):
     """The executable for `module`, from the cache when the same graph was compiled before.
 
     Instructions are interned and parameters renumbered from 0, so the entry's parameter and
-    output tuples *are* the structural fingerprint: equal graphs give identical tuples.
+    output tuples *are* the structural fingerprint: equal graphs give identical tuples. With
+    symbolic sizes the fingerprint leaves sizes out, and the executable is bound to this
+    module's sizes (`run(buffers)` as for any executable).
     """
-    key = (backend_name, module.entry.parameters, module.entry.outputs)
+    key, symbolic, sizes = _cache_key(module, backend_name)
+    executable = _compile_cached(key, symbolic, module)
+    return SizedExecutable(executable, sizes) if sizes else executable
+
+
+def _compile_cached(key: tuple, module: Module, concrete: Module):
+    """Compile `module` under `key` unless cached; dumps show `concrete` (replayable sizes)."""
+    backend_name = key[0]
     executable = _CACHE.get(key)
     if executable is not None:
+        _profiler.instant("compile cache hit", "compile", backend_name)
         _INFO.hits += 1
         _CACHE.move_to_end(key)
         return executable
     _INFO.misses += 1
+    _profiler.instant("compile cache miss", "compile", backend_name)
     if _flags.FLAGS.explain_cache_misses:
         _log_cache_miss(key)
     start = time.perf_counter()
@@ -153,9 +191,10 @@ def compile_module(module: Module, backend_name: str):
         from .introspection import DumpWriter
 
         writer = DumpWriter(_flags.FLAGS.dump_to, module.name)
-        writer.write("before_optimizations.txt", print_module(module))
+        writer.write("before_optimizations.txt", print_module(concrete))
     hook = writer.pass_hook if writer is not None and _flags.FLAGS.dump_passes else None
-    executable = get_backend(backend_name).compile(module, pipeline_dump=hook)
+    with _profiler.span("compile", "compile", backend_name):
+        executable = get_backend(backend_name).compile(module, pipeline_dump=hook)
     if writer is not None:
         writer.finish(executable)
     _INFO.compile_seconds += time.perf_counter() - start
@@ -201,13 +240,14 @@ def explain(outputs: Sequence[Instruction], bound: BufferLookup):
     module, _ = build_module(outputs, bound)
     before = print_module(module)
     backend_name = _flags.FLAGS.backend
-    hit = (backend_name, module.entry.parameters, module.entry.outputs) in _CACHE
+    hit = _cache_key(module, backend_name)[0] in _CACHE
     executable = compile_module(module, backend_name)
     return explanation_for(backend_name, before, executable, hit)
 
 
 def evaluate_graph(outputs: Sequence[Instruction], bound: BufferLookup) -> list[np.ndarray]:
     """Compile (or reuse) and run the computation of `outputs`; return one buffer each."""
-    module, buffers = build_module(outputs, bound)
-    executable = compile_module(module, _flags.FLAGS.backend)
-    return executable.run(buffers)
+    with _profiler.span("evaluate", "eval"):
+        module, buffers = build_module(outputs, bound)
+        executable = compile_module(module, _flags.FLAGS.backend)
+        return executable.run(buffers)

@@ -80,3 +80,21 @@ def normalize_axes(axis, ndim: int, *, where: str = "axis") -> tuple[int, ...]:
     if len(set(axes)) != len(axes):
         raise ValueError(f"{where}: repeated axis in {tuple(axis)}")
     return tuple(sorted(axes))
+
+
+# -- symbolic sizes -----------------------------------------------------------------------
+# A compiled module may stand for every module that differs only in its sizes: each size
+# above 1 is replaced by a placeholder, SYMBOLIC_SIZE_BASE + k for the k-th distinct size,
+# and generated code reads the real sizes from a runtime vector (lazyarr/symbolic_sizes.py).
+# Sizes 0 and 1 stay concrete: they change what code is generated (broadcasting, emptiness).
+# Placeholders are far above any size the frontend can allocate, so they never collide.
+SYMBOLIC_SIZE_BASE = 1 << 40
+
+
+def is_symbolic_size(size: int) -> bool:
+    return size >= SYMBOLIC_SIZE_BASE
+
+
+def resolve_shape(shape: Shape, sizes: Sequence[int]) -> Shape:
+    """A shape with placeholders replaced by the real sizes (`sizes[k]` for placeholder k)."""
+    return tuple(sizes[size - SYMBOLIC_SIZE_BASE] if size >= SYMBOLIC_SIZE_BASE else size for size in shape)

@@ -7,7 +7,7 @@ import pathlib
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "lazyarr"
 
 LAYERS = ["base", "hlo", "passes", "backends", "compile", "frontend"]
-BASE_MODULES = {"_flags", "dtypes", "shapes"}
+BASE_MODULES = {"_flags", "_profiler", "dtypes", "shapes"}
 
 
 def layer_of(module: str) -> str | None:
@@ -18,9 +18,9 @@ def layer_of(module: str) -> str | None:
     head = parts[1]
     if head in BASE_MODULES:
         return "base"
-    if head == "introspection":
+    if head in ("introspection", "symbolic_sizes"):
         return "compile"  # the driver's reports: sees passes and backends
-    if head in ("linalg", "fft", "__main__", "aot"):
+    if head in ("linalg", "fft", "__main__", "aot", "run_hlo"):
         return "frontend"  # public namespace modules sit on top
     return head if head in LAYERS else None
 

@@ -12,6 +12,7 @@ thread pool when the output is large; ctypes releases the GIL during each call.
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -21,15 +22,17 @@ from dataclasses import dataclass, field
 import llvmlite.ir as ir
 import numpy as np
 
+from .. import _profiler
 from ..hlo import Instruction, Module
 from ..passes.default import default_pipeline
 from ..passes.fusion import FusionDecision, FusionPolicy
+from ..shapes import is_symbolic_size, resolve_shape
 from .llvm.elemental import COMPILED_DTYPES, EMITTABLE
 from .llvm.kernel import KernelBuilder, outer_extent
 from .llvm.math_table import cpu_math
 from .llvm.target import host_target_machine, jit_engine
 
-_KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+_KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _ALIGNMENT = 64
 # Below this many elements touched per call a kernel runs on the calling thread.
 _PARALLEL_THRESHOLD = 1 << 16
@@ -73,6 +76,9 @@ class KernelStep:
     output_specs: list[tuple[tuple[int, ...], np.dtype]]
     extent: int
     parallel: bool
+    # Shapes of what the kernel touches, when some size is a placeholder (symbolic_sizes.py):
+    # then extent, output shapes and the threading decision are resolved at each run.
+    symbolic_work: list[tuple[int, ...]] | None = None
 
 
 @dataclass
@@ -82,6 +88,7 @@ class HostStep:
     instruction: Instruction
     inputs: list[int]
     output: int
+    symbolic_shape: bool = False  # its "shape" attribute holds placeholder sizes
 
 
 @dataclass
@@ -96,8 +103,11 @@ class CpuExecutable:
     compile_seconds: float = 0.0
     keepalive: list = field(default_factory=list)
 
-    def run(self, arguments: Sequence[np.ndarray]) -> list[np.ndarray]:
+    def run(self, arguments: Sequence[np.ndarray], sizes: Sequence[int] = ()) -> list[np.ndarray]:
+        """Run on `arguments` (one buffer per parameter); `sizes` are the real values of the
+        module's placeholder sizes, if it has any (see lazyarr/symbolic_sizes.py)."""
         slots: list[np.ndarray | None] = [None] * self.slot_count
+        size_vector = (ctypes.c_int64 * max(len(sizes), 1))(*sizes)
         for slot, argument in zip(self.parameter_slots, arguments):
             # np.asarray, not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
             slots[slot] = np.asarray(argument, order="C")
@@ -105,31 +115,48 @@ class CpuExecutable:
             slots[slot] = value
         for step in self.steps:
             if isinstance(step, HostStep):
-                values = [slots[slot] for slot in step.inputs]
-                result = step.instruction.op.reference(values, step.instruction.attributes)
-                slots[step.output] = np.asarray(result, dtype=step.instruction.dtype, order="C")
+                with _profiler.span("host step", "execute", step):
+                    values = [slots[slot] for slot in step.inputs]
+                    attributes = step.instruction.attributes
+                    if step.symbolic_shape:
+                        attributes = {**attributes, "shape": resolve_shape(attributes["shape"], sizes)}
+                    result = step.instruction.op.reference(values, attributes)
+                    slots[step.output] = np.asarray(result, dtype=step.instruction.dtype, order="C")
             else:
-                _run_kernel(step, slots)
+                with _profiler.span("kernel", "execute", step):
+                    _run_kernel(step, slots, size_vector, sizes)
         return [slots[slot] for slot in self.output_slots]
 
 
-def _run_kernel(step: KernelStep, slots):
-    outputs = [aligned_empty(shape, dtype) for shape, dtype in step.output_specs]
+def _run_kernel(step: KernelStep, slots, size_vector, sizes):
+    specs, extent, parallel = step.output_specs, step.extent, step.parallel
+    if step.symbolic_work is not None:
+        specs = [(resolve_shape(shape, sizes), dtype) for shape, dtype in specs]
+        extent = resolve_shape((extent,), sizes)[0]
+        parallel = _parallel(extent, (resolve_shape(shape, sizes) for shape in step.symbolic_work))
+    outputs = [aligned_empty(shape, dtype) for shape, dtype in specs]
     buffers = [slots[slot] for slot in step.inputs] + outputs
     pointer_array = (ctypes.c_void_p * len(buffers))(*(buffer.ctypes.data for buffer in buffers))
-    if step.parallel:
+    if parallel:
         workers = _pool()._max_workers
-        bounds = np.linspace(0, step.extent, workers + 1).astype(np.int64)
+        bounds = np.linspace(0, extent, workers + 1).astype(np.int64)
+        chunk = _profiler.traced(step.function, "kernel chunk", "execute")
         futures = [
-            _pool().submit(step.function, pointer_array, int(begin), int(end))
+            _pool().submit(chunk, pointer_array, size_vector, int(begin), int(end))
             for begin, end in zip(bounds[:-1], bounds[1:]) if end > begin
         ]
         for future in futures:
             future.result()
     else:
-        step.function(pointer_array, 0, step.extent)
+        step.function(pointer_array, size_vector, 0, extent)
     for slot, output in zip(step.outputs, outputs):
         slots[slot] = output
+
+
+def _parallel(extent: int, work_shapes) -> bool:
+    """Split over threads when the kernel touches enough elements (work is the largest of
+    its inputs and outputs: a row reduction has a small output and big inputs)."""
+    return extent > 1 and max(math.prod(shape) for shape in work_shapes) >= _PARALLEL_THRESHOLD
 
 
 _POOL: ThreadPoolExecutor | None = None
@@ -144,13 +171,15 @@ def _pool() -> ThreadPoolExecutor:
 
 class CpuBackend:
     name = "cpu"
+    symbolic_sizes = True  # kernels read placeholder sizes at run time (symbolic_sizes.py)
 
     def __init__(self):
         self.fusion_policy = CpuFusionPolicy()
 
     def compile(self, module: Module, pipeline_dump=None) -> CpuExecutable:
         start = time.perf_counter()
-        default_pipeline(self.fusion_policy, dump=pipeline_dump).run(module)
+        with _profiler.span("pipeline", "compile"):
+            default_pipeline(self.fusion_policy, dump=pipeline_dump).run(module)
         llvm_module = ir.Module(name=module.name)
         llvm_module.triple = host_target_machine().triple
         builder = KernelBuilder(llvm_module, cpu_math)
@@ -173,20 +202,24 @@ class CpuBackend:
                 constants[slot_of(instruction)] = instruction.attr("literal").array
                 continue
             if opcode != "fusion":
-                steps.append(HostStep(instruction, [slot_of(o) for o in instruction.operands], slot_of(instruction)))
+                steps.append(HostStep(
+                    instruction, [slot_of(o) for o in instruction.operands], slot_of(instruction),
+                    symbolic_shape=any(map(is_symbolic_size, instruction.attributes.get("shape", ()))),
+                ))
                 continue
             computation = instruction.attr("computation")
             key = (id(computation), tuple(id(o) for o in instruction.operands))
             if key not in launched:
                 name = jit_engine().fresh_name("kernel")
-                builder.add(name, computation)
+                with _profiler.span("build IR", "codegen", name):
+                    builder.add(name, computation)
                 extent = outer_extent(computation)
-                # Work is what the kernel touches: a row reduction has a small output, big inputs.
-                size = max(node.size for node in computation.outputs + computation.parameters)
+                work = [node.shape for node in computation.outputs + computation.parameters]
+                symbolic = any(is_symbolic_size(size) for shape in work for size in shape)
                 step = KernelStep(
                     name, [slot_of(o) for o in instruction.operands], [None] * len(computation.outputs),
                     [(output.shape, output.dtype) for output in computation.outputs], extent,
-                    parallel=size >= _PARALLEL_THRESHOLD and extent > 1,
+                    parallel=not symbolic and _parallel(extent, work), symbolic_work=work if symbolic else None,
                 )
                 launched[key] = step
                 steps.append(step)

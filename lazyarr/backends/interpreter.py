@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _profiler
 from ..hlo import Module, evaluate
 
 
@@ -18,7 +19,8 @@ class InterpreterExecutable:
     module: Module
 
     def run(self, arguments: Sequence[np.ndarray]) -> list[np.ndarray]:
-        return evaluate(self.module.entry, arguments)
+        with _profiler.span("interpreter run", "execute"):
+            return evaluate(self.module.entry, arguments)
 
 
 class InterpreterBackend:

@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes
 from ..compile import evaluate_graph
 from ..hlo import Instruction, fresh_parameter
+from . import tracing
 
 # Instruction -> the buffer holding its value: materialized inputs and evaluated values.
 _BOUND: weakref.WeakKeyDictionary[Instruction, np.ndarray] = weakref.WeakKeyDictionary()
@@ -51,6 +52,7 @@ def evaluate_arrays(arrays: Iterable[Array]) -> None:
     if not pending:
         return
     nodes = [array._node for array in pending]
+    tracing.check_concrete(nodes, _BOUND.__contains__)  # inside la.jit: a clear error, not a crash
     results = evaluate_graph(nodes, _BOUND.get)
     by_node = {}
     for node, result in zip(nodes, results):

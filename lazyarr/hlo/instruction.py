@@ -159,6 +159,11 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
     attr_map = MappingProxyType(dict(attr_tuple))
     shape = tuple(int(extent) for extent in opdef.shape_rule(operands, attr_map))
     dtype = np.dtype(opdef.dtype_rule(operands, attr_map))
+    return _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map)
+
+
+def _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map) -> Instruction:
+    """The instruction for `key`: a new one from these checked fields unless one is interned."""
     instruction = object.__new__(Instruction)
     setter = object.__setattr__
     setter(instruction, "op", opdef)
@@ -176,9 +181,28 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
 _PARAMETER_NUMBERS = itertools.count(1 << 32)
 
 
+# (shape, dtype) as given -> (a parameter make() checked, its attribute types), so that
+# fresh_parameter runs the parameter op's rules once per signature (it is on every evaluation
+# and every la.jit call, where make()'s generic checks cost several microseconds).
+_CHECKED_PARAMETERS: dict[tuple, tuple] = {}
+
+
 def fresh_parameter(shape, dtype) -> Instruction:
     """A parameter leaf with a process-unique number: the graph node of a materialized buffer."""
-    return make("parameter", number=next(_PARAMETER_NUMBERS), shape=tuple(shape), dtype=dtype)
+    number = next(_PARAMETER_NUMBERS)
+    given = (shape if type(shape) is tuple else tuple(shape), dtype)
+    checked = _CHECKED_PARAMETERS.get(given)
+    if checked is None:
+        leaf = make("parameter", number=number, shape=given[0], dtype=dtype)
+        if len(_CHECKED_PARAMETERS) >= 4096:
+            _CHECKED_PARAMETERS.clear()
+        _CHECKED_PARAMETERS[given] = (leaf, tuple(type(value) for _, value in leaf.attrs))
+        return leaf
+    model, attribute_types = checked
+    attributes = model._attr_map
+    attr_tuple = (("dtype", attributes["dtype"]), ("number", number), ("shape", attributes["shape"]))  # as make()
+    key = ("parameter", (), attr_tuple, attribute_types)
+    return _interned(key, model.op, model.shape, model.dtype, (), attr_tuple, MappingProxyType(dict(attr_tuple)))
 
 
 def constant(value, dtype=None) -> Instruction:

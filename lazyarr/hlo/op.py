@@ -40,6 +40,11 @@ class OpDef:
     `reference(values, attrs)` receives NumPy arrays and returns the NumPy result.
     `attrs` names the required attributes; `optional_attrs` maps optional ones to defaults.
     `emit` is the elemental emitter slot, filled by the code-generating layer.
+    `vjp(instruction, cotangent)` is the reverse-mode derivative rule (see hlo/autodiff.py):
+    one entry per operand, the operand's cotangent (an Instruction shaped and typed like the
+    operand, built from differentiable ops so that rules compose for higher derivatives) or
+    None where no gradient flows (integer, bool and index operands, zero derivatives).
+    An op without a rule (None here) cannot be differentiated through.
     """
 
     name: str
@@ -52,6 +57,7 @@ class OpDef:
     traits: frozenset[str] = frozenset()
     doc: str = ""
     emit: Callable | None = None
+    vjp: Callable[[Any, Any], tuple] | None = None
 
     def has(self, trait: str) -> bool:
         return trait in self.traits

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
-from .. import _flags
+from .. import _flags, _profiler
 from ..hlo.instruction import Instruction, make
 from ..hlo.module import Computation, Module, replace_all
 from ..hlo.op import HloError
@@ -144,9 +144,11 @@ class Pipeline:
         if each.name in self.disabled:
             return False
         if isinstance(each, FixedPoint):
-            return each.run_with(module, self._run_one)
+            with _profiler.span(each.name, "pass"):
+                return each.run_with(module, self._run_one)
         start = time.perf_counter()
-        changed = bool(each.run(module))
+        with _profiler.span(each.name, "pass"):
+            changed = bool(each.run(module))
         self.timings.append((each.name, time.perf_counter() - start, changed))
         if self.verify:
             try:

@@ -18,7 +18,8 @@ import math
 import llvmlite.ir as ir
 
 from ... import dtypes
-from .loops import index_constant
+from ...shapes import SYMBOLIC_SIZE_BASE, is_symbolic_size
+from .loops import INDEX, index_constant
 from .scalar_ops import BINARY
 
 _IR_TYPES = {
@@ -45,13 +46,33 @@ def memory_type(dtype) -> ir.Type:
 class EmitContext:
     """What emitters share: the builder, the math table, and the per-index value cache."""
 
-    def __init__(self, builder: ir.IRBuilder, math_table):
+    def __init__(self, builder: ir.IRBuilder, math_table, sizes: ir.Value | None = None):
         self.builder = builder
         self.module = builder.module
         self._math_table = math_table
+        self._sizes = sizes
+        self._extents: dict[int, ir.Value] = {}
         self.cache: dict[tuple, ir.Value] = {}
         # id(constant instruction) -> its global array, for constants of several elements.
         self.constant_tables: dict[int, ir.GlobalVariable] = {}
+
+    def extent(self, size: int) -> ir.Value:
+        """A dimension's size as an i64: an immediate, or for a placeholder size (see
+        shapes.SYMBOLIC_SIZE_BASE) the real size, loaded once from the kernel's size vector."""
+        if not is_symbolic_size(size):
+            return index_constant(size)
+        value = self._extents.get(size)
+        if value is None:
+            if self._sizes is None:
+                raise ValueError(f"a symbolic size {size:#x} in a kernel without a size vector")
+            builder = self.builder
+            current = builder.block
+            entry = builder.function.entry_basic_block
+            builder.position_before(entry.instructions[-1]) if entry.is_terminated else builder.position_at_end(entry)
+            address = builder.gep(self._sizes, [index_constant(size - SYMBOLIC_SIZE_BASE)], source_etype=INDEX)
+            value = self._extents[size] = builder.load(address, typ=INDEX)
+            builder.position_at_end(current)
+        return value
 
     def constant(self, value, dtype) -> ir.Constant:
         kind = value_type(dtype)
@@ -220,17 +241,20 @@ def _transpose_index(instr, index):
     return operand_index
 
 
-def linearize(builder, index, shape):
+def linearize(ctx, index, shape):
+    """Row-major offset of `index` in `shape`."""
+    builder = ctx.builder
     linear = index_constant(0)
     for position, size in zip(index, shape):
-        linear = builder.add(builder.mul(linear, index_constant(size)), position)
+        linear = builder.add(builder.mul(linear, ctx.extent(size)), position)
     return linear
 
 
-def delinearize(builder, linear, shape):
+def delinearize(ctx, linear, shape):
+    builder = ctx.builder
     index = []
     for size in reversed(shape):
-        extent = index_constant(size)
+        extent = ctx.extent(size)
         index.append(builder.urem(linear, extent) if size > 1 else index_constant(0))
         linear = builder.udiv(linear, extent) if size > 1 else linear
     return list(reversed(index))
@@ -243,7 +267,7 @@ def _reshape_index(ctx, instr, index):
         # Only unit dims added or removed: map the non-unit dims one to one.
         positions = iter(kept_output)
         return [index_constant(0) if size == 1 else next(positions) for size in operand.shape]
-    return delinearize(ctx.builder, linearize(ctx.builder, index, instr.shape), operand.shape)
+    return delinearize(ctx, linearize(ctx, index, instr.shape), operand.shape)
 
 
 def _slice_index(ctx, instr, index):
@@ -257,7 +281,8 @@ def _slice_index(ctx, instr, index):
 def _reverse_index(ctx, instr, index):
     reversed_axes = set(instr.attr("dimensions"))
     return [
-        ctx.builder.sub(index_constant(size - 1), position) if axis in reversed_axes else position
+        ctx.builder.sub(ctx.builder.sub(ctx.extent(size), index_constant(1)), position)
+        if axis in reversed_axes else position
         for axis, (position, size) in enumerate(zip(index, instr.shape))
     ]
 
@@ -336,7 +361,7 @@ def _constant_element(ctx, node, index):
         table.linkage = "private"
         ctx.constant_tables[id(node)] = table
     builder = ctx.builder
-    address = builder.gep(table, [linearize(builder, index, node.shape)], source_etype=element_type)
+    address = builder.gep(table, [linearize(ctx, index, node.shape)], source_etype=element_type)
     value = builder.load(address, typ=element_type)
     if node.dtype == dtypes.bool_:
         return builder.icmp_unsigned("!=", value, ir.Constant(element_type, 0))

@@ -1,8 +1,10 @@
 """A fused computation -> one LLVM function: the loop nest, loads, stores and reductions.
 
-Every kernel has the signature `void kernel(ptr* buffers, i64 begin, i64 end)`: `buffers`
-holds the computation's parameters then its outputs; [begin, end) is the slice of the
-outermost output dimension this call computes, so a thread pool can split the work.
+Every kernel has the signature `void kernel(ptr* buffers, i64* sizes, i64 begin, i64 end)`:
+`buffers` holds the computation's parameters then its outputs; `sizes` the real values of
+placeholder sizes (lazyarr/symbolic_sizes.py; unused when every size is concrete); [begin,
+end) is the slice of the outermost output dimension this call computes, so a thread pool can
+split the work.
 Loop kernels store each output element computed by the elemental emitter; input kernels
 (a reduction is the root) keep accumulators in registers and run the reduced dimensions as
 the innermost loops, reading the fused producers element by element.
@@ -17,14 +19,15 @@ import llvmlite.ir as ir
 from ... import dtypes
 from ...hlo import Computation, post_order
 from .elemental import ElementalEmitter, EmitContext, linearize, memory_type, value_type
-from .loops import INDEX, entry_alloca, for_range, index_constant
+from .loops import INDEX, entry_alloca, for_range, index_constant, opaque_index
 from .scalar_ops import BINARY
 
 POINTER = ir.PointerType()
-KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [POINTER, INDEX, INDEX])
+KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [POINTER, POINTER, INDEX, INDEX])
 
 # Accumulate float16 sums and products in float32, as NumPy's half loops do.
 _ACCUMULATOR = {dtypes.float16: dtypes.float32}
+_SUM_BLOCK = 256  # elements per partial sum in float sums (see KernelBuilder._reduce)
 
 
 def outer_extent(computation: Computation) -> int:
@@ -53,11 +56,11 @@ class KernelBuilder:
 
     def add(self, name: str, computation: Computation) -> str:
         function = ir.Function(self.module, KERNEL_TYPE, name=name)
-        buffers, begin, end = function.args
-        for argument in (buffers,):
+        buffers, sizes, begin, end = function.args
+        for argument in (buffers, sizes):
             argument.add_attribute("noalias")
         builder = ir.IRBuilder(function.append_basic_block("entry"))
-        ctx = EmitContext(builder, self.math_table)
+        ctx = EmitContext(builder, self.math_table, sizes)
         pointers = [
             builder.load(builder.gep(buffers, [index_constant(position)], source_etype=POINTER), typ=POINTER)
             for position in range(len(computation.parameters) + len(computation.outputs))
@@ -71,7 +74,7 @@ class KernelBuilder:
                 # never touch an empty buffer's memory.
                 return ir.Constant(value_type(parameter.dtype), 0)
             address = builder.gep(
-                pointers[number], [linearize(builder, index, parameter.shape)],
+                pointers[number], [linearize(ctx, index, parameter.shape)],
                 source_etype=memory_type(parameter.dtype),
             )
             value = builder.load(address, typ=memory_type(parameter.dtype))
@@ -83,7 +86,7 @@ class KernelBuilder:
         output_pointers = pointers[len(parameters):]
         extent = outer_extent(computation)
         for position, output in enumerate(computation.outputs):
-            store = self._storer(builder, output_pointers[position], output)
+            store = self._storer(ctx, output_pointers[position], output)
             loops = self._split_loops if is_split(output, extent) else self._whole_loops
             if output.opcode == "reduce":
                 self._reduce(builder, emitter, output, begin, end, store, loops)
@@ -93,33 +96,37 @@ class KernelBuilder:
         return name
 
     @staticmethod
-    def _storer(builder, pointer, output):
+    def _storer(ctx, pointer, output):
+        builder = ctx.builder
+
         def store(index, value):
             if output.dtype == dtypes.bool_:
                 value = builder.zext(value, ir.IntType(8))
             address = builder.gep(
-                pointer, [linearize(builder, index, output.shape)], source_etype=memory_type(output.dtype)
+                pointer, [linearize(ctx, index, output.shape)], source_etype=memory_type(output.dtype)
             )
             builder.store(value, address)
 
         return store
 
     @classmethod
-    def _whole_loops(cls, builder, shape, begin, end, body):
+    def _whole_loops(cls, ctx, shape, begin, end, body):
         """Nested loops over all of `shape`, run only by the call with begin == 0."""
+        builder = ctx.builder
         with builder.if_then(builder.icmp_signed("==", begin, index_constant(0))):
             if not shape:
                 body([])
             else:
-                cls._split_loops(builder, shape, index_constant(0), index_constant(shape[0]), body)
+                cls._split_loops(ctx, shape, index_constant(0), ctx.extent(shape[0]), body)
 
     @staticmethod
-    def _split_loops(builder, shape, begin, end, body):
+    def _split_loops(ctx, shape, begin, end, body):
         """Nested loops over `shape`, the first dimension limited to [begin, end)."""
+        builder = ctx.builder
         index = []
 
         def nest(axis):
-            start, stop = (begin, end) if axis == 0 else (0, shape[axis])
+            start, stop = (begin, end) if axis == 0 else (0, ctx.extent(shape[axis]))
             with for_range(builder, start, stop, name=f"d{axis}") as position:
                 index.append(position)
                 if axis + 1 < len(shape):
@@ -137,7 +144,7 @@ class KernelBuilder:
             (value,) = emitter.elements(order, [(output, index)])
             store(index, value)
 
-        loops(builder, output.shape, begin, end, body)
+        loops(emitter.ctx, output.shape, begin, end, body)
 
     def _reduce(self, builder, emitter, output, begin, end, store, loops):
         (operand,) = output.operands
@@ -155,6 +162,11 @@ class KernelBuilder:
                 operand_index[axis] = position
 
             loop_counters = []
+            # Float sums add blocks of _SUM_BLOCK elements into a partial sum first, so the
+            # rounding error grows with block + count / block terms, not with the count
+            # (as NumPy's pairwise sum), whatever LLVM's vectorizer decides.
+            blocked = kind == "sum" and dtypes.is_floating(accumulate_dtype) and bool(reduced)
+            target = entry_alloca(builder, value_type(accumulate_dtype), name="partial") if blocked else slot
 
             def inner(level):
                 if level == len(reduced):
@@ -164,11 +176,17 @@ class KernelBuilder:
                     if accumulate_dtype != operand.dtype:
                         value = builder.fpext(value, value_type(accumulate_dtype))
                     if reduced:
-                        value = _combine(ctx, kind, accumulate_dtype, builder.load(slot), value)
-                    builder.store(value, slot)
+                        value = _combine(ctx, kind, accumulate_dtype, builder.load(target), value)
+                    builder.store(value, target)
                     return
                 axis = reduced[level]
-                with for_range(builder, 0, operand.shape[axis], name=f"r{axis}") as position:
+                extent = ctx.extent(operand.shape[axis])
+                if blocked and level == len(reduced) - 1:
+                    self._blocked_loop(ctx, extent, axis, slot, target, kind, accumulate_dtype,
+                                       lambda position: (operand_index.__setitem__(axis, position),
+                                                         loop_counters.append(position), inner(level + 1)))
+                    return
+                with for_range(builder, 0, extent, name=f"r{axis}") as position:
                     operand_index[axis] = position
                     loop_counters.append(position)
                     inner(level + 1)
@@ -181,7 +199,24 @@ class KernelBuilder:
                 result = builder.fptrunc(result, value_type(output.dtype))
             store(index, result)
 
-        loops(builder, output.shape, begin, end, body)
+        loops(ctx, output.shape, begin, end, body)
+
+
+    @staticmethod
+    def _blocked_loop(ctx, extent, axis, total, partial, kind, dtype, body):
+        """for each block of _SUM_BLOCK positions: partial = identity; body(position) for each
+        position in the block (accumulating into `partial`); total += partial."""
+        builder = ctx.builder
+        block = index_constant(_SUM_BLOCK)
+        blocks = builder.udiv(builder.add(extent, index_constant(_SUM_BLOCK - 1)), block)
+        with for_range(builder, 0, blocks, name=f"b{axis}") as number:
+            start = builder.mul(number, block)
+            end = builder.add(start, block)
+            end = builder.select(builder.icmp_signed("<", end, extent), end, extent)
+            builder.store(_identity(ctx, kind, dtype), partial)
+            with for_range(builder, start, end, name=f"r{axis}") as position:
+                body(position)
+            builder.store(_combine(ctx, kind, dtype, builder.load(total), builder.load(partial)), total)
 
 
 def depends_on(value: ir.Value, target: ir.Value) -> bool:
@@ -201,26 +236,15 @@ def depends_on(value: ir.Value, target: ir.Value) -> bool:
 
 
 def hide_trip_counts(builder: ir.IRBuilder, counters) -> None:
-    """Make the constant trip counts of these loops opaque to LLVM (an empty inline asm).
-
-    A reduction whose values do not depend on some output index would, once LLVM fully
-    unrolls its short loops, leave a long chain of loop-invariant min/max selects in the
-    output loop; LLVM 22's loop vectorizer (`vputils::isSingleScalar`) then takes time
-    exponential in that chain's length (minutes for 21 elements). With runtime trip counts
-    the reduction loops stay loops and vectorize as usual.
-    """
-    opaque = ir.InlineAsm(ir.FunctionType(INDEX, [INDEX]), "", "=r,0", side_effect=False)
+    """Make the constant trip counts of these loops opaque to LLVM (`opaque_index`): a
+    reduction whose values do not depend on some output index would otherwise, once its short
+    loops are fully unrolled, leave a long chain of loop-invariant min/max selects in the
+    output loop, which LLVM's vectorizer takes minutes over (21 elements were enough)."""
     for counter in counters:
         compare = counter.parent.instructions[1]  # header: phi, icmp, branch (see for_range)
         stop = compare.operands[1]
-        if not isinstance(stop, ir.Constant):
-            continue
-        current = builder.block
-        entry = builder.function.entry_basic_block
-        builder.position_before(entry.instructions[-1]) if entry.is_terminated else builder.position_at_end(entry)
-        hidden = builder.call(opaque, [stop])
-        builder.position_at_end(current)
-        compare.replace_usage(stop, hidden)
+        if isinstance(stop, ir.Constant):
+            compare.replace_usage(stop, opaque_index(builder, stop))
 
 
 def _identity(ctx, kind, dtype):

@@ -53,3 +53,20 @@ def entry_alloca(builder: ir.IRBuilder, value_type: ir.Type, name: str = "") -> 
     slot = builder.alloca(value_type, name=name)
     builder.position_at_end(current)
     return slot
+
+
+def opaque_index(builder: ir.IRBuilder, value: ir.Value) -> ir.Value:
+    """`value` passed through an empty inline asm in the entry block: LLVM cannot see it is
+    a constant. A loop bounded by it is never fully unrolled, which matters where unrolling
+    leaves long chains of loop-invariant values in an outer loop: LLVM 22's loop vectorizer
+    (`vputils::isSingleScalar`) takes time exponential in such a chain's length."""
+    opaque = ir.InlineAsm(ir.FunctionType(INDEX, [INDEX]), "", "=r,0", side_effect=False)
+    current = builder.block
+    entry = builder.function.entry_basic_block
+    if entry.is_terminated:
+        builder.position_before(entry.instructions[-1])
+    else:
+        builder.position_at_end(entry)
+    hidden = builder.call(opaque, [value])
+    builder.position_at_end(current)
+    return hidden

@@ -13,7 +13,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ... import dtypes
-from .loops import entry_alloca, for_range
+from .loops import entry_alloca, for_range, index_constant, opaque_index
 
 _COMPARE_SIGNED = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
 
@@ -157,12 +157,13 @@ def _power(ctx, instr, a, b):
         if exponent is not None:
             return _multiplies(builder, a, exponent)
         return ctx.math("power", dtype, a, b)
-    # Exponentiation by squaring, one loop trip per exponent bit (a loop, not unrolled IR:
-    # 64 unrolled steps per element made O3 take seconds per kernel).
+    # Exponentiation by squaring, one loop trip per exponent bit. The trip count is opaque so
+    # LLVM keeps the loop: 64 unrolled steps per element made O3 take seconds per kernel, and
+    # minutes when the base is loop-invariant (a scalar ** array; see loops.opaque_index).
     slots = [entry_alloca(builder, a.type, name) for name in ("result", "base", "exponent")]
     for slot, initial in zip(slots, (ctx.constant(1, dtype), a, b)):
         builder.store(initial, slot)
-    with for_range(builder, 0, dtype.itemsize * 8, name="bit"):
+    with for_range(builder, 0, opaque_index(builder, index_constant(dtype.itemsize * 8)), name="bit"):
         result, base, exponent = (builder.load(slot) for slot in slots)
         odd = builder.trunc(exponent, ir.IntType(1))
         builder.store(builder.select(odd, builder.mul(result, base), result), slots[0])

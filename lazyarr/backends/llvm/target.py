@@ -23,6 +23,8 @@ from collections.abc import Callable
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
+from ... import _profiler
+
 _INITIALIZE_LOCK = threading.Lock()
 _initialized = {"native": False, "all": False}
 
@@ -132,7 +134,8 @@ def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine, speed_l
     tuning.slp_vectorization = speed_level >= 2
     tuning.loop_unrolling = speed_level >= 2
     pass_builder = llvm.create_pass_builder(target_machine, tuning)
-    pass_builder.getModulePassManager().run(module, pass_builder)
+    with _profiler.span("LLVM optimize", "codegen", module.name):
+        pass_builder.getModulePassManager().run(module, pass_builder)
 
 
 _MODULE_ID = re.compile(r"""; ModuleID = ["']([^"'\n]*)["']""")
@@ -199,7 +202,7 @@ class JitEngine:
     def add_module(self, source: str | ir.Module | llvm.ModuleRef, *, optimize_module: bool = True,
                    speed_level: int = 3) -> None:
         """Parse, verify, optimize (unless told not to), add and finalize (generate code)."""
-        with self._lock:
+        with self._lock, _profiler.span("LLVM compile", "codegen"):
             module = parse_module(source)
             defined = {function.name for function in module.functions if not function.is_declaration}
             duplicates = sorted(defined & self._functions)
@@ -211,7 +214,8 @@ class JitEngine:
                 module.triple = self.target_machine.triple
                 module.data_layout = str(self.target_machine.target_data)
             self._engine.add_module(module)
-            self._engine.finalize_object()
+            with _profiler.span("machine code", "codegen"):
+                self._engine.finalize_object()
             self._modules.append(module)
             self._functions |= defined
 

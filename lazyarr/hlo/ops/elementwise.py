@@ -5,6 +5,13 @@ how its result dtype follows. Operands are strict: equal shapes, equal dtypes (s
 predicate aside). Semantics are NumPy's, including integer division by zero (0),
 NaN-propagating maximum/minimum and NumPy's shift rules; references run with floating
 point warnings silenced (the compiled backends do not warn either).
+
+VJP rules (reverse-mode derivatives, see hlo/autodiff.py) sit in tables beside the op tables:
+each maps an op to its operands' cotangents given the operands, the result and the result's
+cotangent. Conventions at points where a derivative does not exist, as JAX's: abs'(0) = 0;
+maximum/minimum (and fmax/fmin) split the cotangent evenly between tied operands; sign, floor,
+ceil, trunc, rint and floor-divide have derivative 0; clamp passes the cotangent to the operand
+on the closed interval [min, max] (a tie goes to the operand).
 """
 
 from __future__ import annotations
@@ -12,8 +19,25 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes
+from ..instruction import make
 from ..op import COMMUTATIVE, ELEMENTWISE, HloError, OpDef, register
 from ._rules import require_dtypes, same_dtype, same_shape
+from ._vjp_support import (
+    add,
+    compare,
+    constant_scalar,
+    divide,
+    full_like,
+    is_differentiable_dtype,
+    multiply,
+    negate,
+    no_gradient,
+    scale,
+    select,
+    shift,
+    subtract,
+    where_else_zero,
+)
 
 ALL = dtypes.ALL
 NUMERIC = dtypes.NUMERIC
@@ -80,7 +104,7 @@ def _power(base, exponent):
     return np.power(base, exponent)
 
 
-def _elementwise_opdef(name, arity, function, accepted, result, *, commutative=False, doc=""):
+def _elementwise_opdef(name, arity, function, accepted, result, *, commutative=False, doc="", vjp=None):
     def shape_rule(operands, attrs):
         return same_shape(name, operands)
 
@@ -98,6 +122,7 @@ def _elementwise_opdef(name, arity, function, accepted, result, *, commutative=F
         reference=_quiet(function),
         traits=frozenset(traits),
         doc=doc or f"NumPy's {getattr(function, '__name__', name)}",
+        vjp=vjp,
     )
 
 
@@ -167,12 +192,165 @@ BINARY = [
     ("shift-right", np.right_shift, INTEGER, _same, False),
 ]
 
+
+
+# --- VJP rules of the unary and binary tables ---------------------------------------------
+
+
+def _square(node):
+    return multiply(node, node)
+
+
+def _one_minus_square(node):
+    return subtract(full_like(node, 1), _square(node))
+
+
+# name -> cotangent of the operand from (operand x, result y, cotangent g)
+UNARY_DERIVATIVES = {
+    "negate": lambda x, y, g: negate(g),
+    "abs": lambda x, y, g: multiply(g, make("sign", [x])),
+    "sqrt": lambda x, y, g: divide(g, scale(y, 2.0)),
+    "cbrt": lambda x, y, g: divide(g, scale(_square(y), 3.0)),
+    "exp": lambda x, y, g: multiply(g, y),
+    "exp2": lambda x, y, g: multiply(g, scale(y, np.log(2.0))),
+    "expm1": lambda x, y, g: multiply(g, shift(y, 1.0)),
+    "log": lambda x, y, g: divide(g, x),
+    "log2": lambda x, y, g: divide(g, scale(x, np.log(2.0))),
+    "log10": lambda x, y, g: divide(g, scale(x, np.log(10.0))),
+    "log1p": lambda x, y, g: divide(g, shift(x, 1.0)),
+    "sin": lambda x, y, g: multiply(g, make("cos", [x])),
+    "cos": lambda x, y, g: negate(multiply(g, make("sin", [x]))),
+    "tan": lambda x, y, g: multiply(g, shift(_square(y), 1.0)),
+    "asin": lambda x, y, g: divide(g, make("sqrt", [_one_minus_square(x)])),
+    "acos": lambda x, y, g: negate(divide(g, make("sqrt", [_one_minus_square(x)]))),
+    "atan": lambda x, y, g: divide(g, shift(_square(x), 1.0)),
+    "sinh": lambda x, y, g: multiply(g, make("cosh", [x])),
+    "cosh": lambda x, y, g: multiply(g, make("sinh", [x])),
+    "tanh": lambda x, y, g: multiply(g, _one_minus_square(y)),
+    "asinh": lambda x, y, g: divide(g, make("sqrt", [shift(_square(x), 1.0)])),
+    # 1 / sqrt(x*x - 1) as JAX writes it: x*x - 1 loses the digits of x - 1 near x = 1.
+    "acosh": lambda x, y, g: divide(
+        g, multiply(make("sqrt", [shift(x, -1.0)]), make("sqrt", [shift(x, 1.0)]))
+    ),
+    "atanh": lambda x, y, g: divide(g, _one_minus_square(x)),
+    "reciprocal": lambda x, y, g: negate(multiply(g, _square(y))),
+}
+
+# Results that are bool or integer, or piecewise constant: no gradient flows.
+UNARY_WITHOUT_GRADIENT = (
+    "sign", "floor", "ceil", "trunc", "round-nearest-even",
+    "not", "is-nan", "is-inf", "is-finite", "signbit",
+)
+
+
+def _share(operand, other, result):
+    """1 where `operand` alone equals the result, 0.5 where both operands do, else 0.
+
+    maximum/minimum route the cotangent to the operand they chose, split evenly on a tie
+    (JAX's convention); a NaN result equals neither operand, so neither receives anything.
+    """
+    return select(
+        compare(operand, result, "EQ"),
+        select(compare(other, result, "EQ"), full_like(result, 0.5), full_like(result, 1.0)),
+        full_like(result, 0.0),
+    )
+
+
+def _chooser_derivative(a, b, z, g):
+    return multiply(g, _share(a, b, z)), multiply(g, _share(b, a, z))
+
+
+def _sum_of_squares(a, b):
+    return add(_square(a), _square(b))
+
+
+def _power_derivative(a, b, z, g):
+    """d/da a**b = b * a**(b-1), taken as 0 where b == 0 (so 0**0 has derivative 0, as JAX);
+    d/db a**b = log(a) * a**b, taken as 0 where a == 0 (the limit for b > 0, as JAX).
+    A literal exponent (x ** 2) gets the direct form c * a**(c-1), or c * a when c == 2."""
+    exponent = constant_scalar(b)
+    if exponent is not None and exponent != 0:
+        if exponent == 2:
+            slope = scale(a, 2.0)
+        else:
+            slope = scale(make("power", [a, full_like(a, exponent - 1)]), exponent)
+    else:
+        zero_exponent = compare(b, full_like(b, 0), "EQ")
+        general = multiply(b, make("power", [a, shift(b, -1.0)]))
+        slope = select(zero_exponent, full_like(b, 0), general)
+    safe_base = select(compare(a, full_like(a, 0), "EQ"), full_like(a, 1), a)
+    return multiply(g, slope), multiply(g, multiply(make("log", [safe_base]), z))
+
+
+def _copysign_derivative(a, b, z, g):
+    """|a| with b's sign: the cotangent passes to a, negated where the signs differ."""
+    same_sign = compare(make("signbit", [a]), make("signbit", [b]), "EQ")
+    return select(same_sign, g, negate(g)), None
+
+
+# name -> cotangents of both operands from (operands a and b, result z, cotangent g)
+BINARY_DERIVATIVES = {
+    "add": lambda a, b, z, g: (g, g),
+    "subtract": lambda a, b, z, g: (g, negate(g)),
+    "multiply": lambda a, b, z, g: (multiply(g, b), multiply(g, a)),
+    "divide": lambda a, b, z, g: (divide(g, b), negate(divide(multiply(g, z), b))),
+    "power": _power_derivative,
+    "maximum": _chooser_derivative,
+    "minimum": _chooser_derivative,
+    "fmax": _chooser_derivative,
+    "fmin": _chooser_derivative,
+    "atan2": lambda a, b, z, g: (
+        divide(multiply(g, b), _sum_of_squares(a, b)),
+        negate(divide(multiply(g, a), _sum_of_squares(a, b))),
+    ),
+    "hypot": lambda a, b, z, g: (divide(multiply(g, a), z), divide(multiply(g, b), z)),
+    "copysign": _copysign_derivative,
+    "logaddexp": lambda a, b, z, g: (
+        multiply(g, make("exp", [subtract(a, z)])),
+        multiply(g, make("exp", [subtract(b, z)])),
+    ),
+    # NumPy's remainder is a - floor(a / b) * b.
+    "remainder": lambda a, b, z, g: (g, negate(multiply(g, make("floor", [divide(a, b)])))),
+}
+
+BINARY_WITHOUT_GRADIENT = (
+    "floor-divide", "and", "or", "xor", "shift-left", "shift-right",
+)
+
+
+def _unary_vjp(derivative):
+    def vjp(instruction, cotangent):
+        return (derivative(instruction.operands[0], instruction, cotangent),)
+
+    return vjp
+
+
+def _binary_vjp(derivative):
+    def vjp(instruction, cotangent):
+        left, right = instruction.operands
+        return tuple(derivative(left, right, instruction, cotangent))
+
+    return vjp
+
+
+def _elementwise_vjp(name):
+    if name in UNARY_DERIVATIVES:
+        return _unary_vjp(UNARY_DERIVATIVES[name])
+    if name in BINARY_DERIVATIVES:
+        return _binary_vjp(BINARY_DERIVATIVES[name])
+    if name in UNARY_WITHOUT_GRADIENT or name in BINARY_WITHOUT_GRADIENT:
+        return no_gradient
+    return None  # complex parts and nextafter: see tests/hlo/test_vjp_rules.py
+
+
 for _name, _function, _accepted, _result in UNARY:
-    register(_elementwise_opdef(_name, 1, _function, _accepted, _result))
+    register(_elementwise_opdef(_name, 1, _function, _accepted, _result, vjp=_elementwise_vjp(_name)))
 
 for _name, _function, _accepted, _result, _commutative in BINARY:
     register(
-        _elementwise_opdef(_name, 2, _function, _accepted, _result, commutative=_commutative)
+        _elementwise_opdef(
+            _name, 2, _function, _accepted, _result, commutative=_commutative, vjp=_elementwise_vjp(_name)
+        )
     )
 
 
@@ -200,6 +378,7 @@ register(OpDef(
     attrs=("direction",),
     traits=frozenset({ELEMENTWISE}),
     doc="Elementwise comparison; direction is one of EQ NE LT LE GT GE; NaN compares unequal.",
+    vjp=no_gradient,
 ))
 
 
@@ -210,6 +389,15 @@ def _select_dtype(operands, attrs):
     return same_dtype("select", (on_true, on_false))
 
 
+def _select_vjp(instruction, cotangent):
+    predicate = instruction.operands[0]
+    return (
+        None,
+        where_else_zero(predicate, cotangent),
+        where_else_zero(make("not", [predicate]), cotangent),
+    )
+
+
 register(OpDef(
     name="select",
     arity=3,
@@ -218,6 +406,7 @@ register(OpDef(
     reference=lambda values, attrs: np.asarray(np.where(*values)),
     traits=frozenset({ELEMENTWISE}),
     doc="select(predicate, on_true, on_false): NumPy's where.",
+    vjp=_select_vjp,
 ))
 
 
@@ -226,6 +415,20 @@ def _clamp_reference(values, attrs):
     with np.errstate(all="ignore"):
         # NumPy's clip loop, not minimum(maximum(...)): they differ on the sign of zero.
         return np.asarray(np.clip(operand, minimum, maximum))
+
+
+def _clamp_vjp(instruction, cotangent):
+    """The cotangent goes to the operand on [min, max], to min where the operand is below it
+    (and min <= max), and to max otherwise (above max, or min > max, where clip gives max)."""
+    minimum, operand, maximum = instruction.operands
+    inside = make("and", [compare(minimum, operand, "LE"), compare(operand, maximum, "LE")])
+    below = make("and", [compare(operand, minimum, "LT"), compare(minimum, maximum, "LE")])
+    to_maximum = make("not", [make("or", [inside, below])])
+    return (
+        where_else_zero(below, cotangent),
+        where_else_zero(inside, cotangent),
+        where_else_zero(to_maximum, cotangent),
+    )
 
 
 def _clamp_dtype(operands, attrs):
@@ -241,6 +444,7 @@ register(OpDef(
     reference=_clamp_reference,
     traits=frozenset({ELEMENTWISE}),
     doc="clamp(min, operand, max): NumPy's clip (NaN propagates; min > max gives max).",
+    vjp=_clamp_vjp,
 ))
 
 
@@ -260,6 +464,14 @@ def _convert_dtype(operands, attrs):
         raise HloError(str(error)) from None  # a broken rule, as every op reports it
 
 
+def _convert_vjp(instruction, cotangent):
+    """Between float dtypes the cotangent converts back; from bool or integers nothing flows."""
+    (operand,) = instruction.operands
+    if not is_differentiable_dtype(operand.dtype):
+        return (None,)
+    return (make("convert", [cotangent], dtype=operand.dtype),)
+
+
 register(OpDef(
     name="convert",
     arity=1,
@@ -269,6 +481,7 @@ register(OpDef(
     attrs=("dtype",),
     traits=frozenset({ELEMENTWISE}),
     doc="Element type conversion as NumPy's astype (complex to real drops the imaginary part).",
+    vjp=_convert_vjp,
 ))
 
 

@@ -8,6 +8,11 @@ checks the same bound, so it never reads or writes outside a buffer.
 
 dynamic-slice / dynamic-update-slice take one scalar start per dimension and clamp starts
 into range, as XLA defines them.
+
+VJP rules pair each op with its transpose: gather with scatter-add (repeated indices add up),
+dynamic-slice with dynamic-update-slice into zeros. Index and start operands get no gradient.
+A scatter that sets gives its updates' cotangent only to the update that won a repeated
+index, found by scattering update numbers the same way and gathering them back.
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes
+from ..instruction import make
 from ..op import HloError, OpDef, register
 from ._rules import check_axes, check_int_tuple, describe, same_dtype
+from ._vjp_support import compare, full, reshape_to, where_else_zero, zeros_like
 
 INDEX_DTYPES = dtypes.INTEGER
 
@@ -68,6 +75,13 @@ def _gather_reference(values, attrs):
     return np.asarray(_moved(operand, index_dims)[arrays])
 
 
+def _gather_vjp(instruction, cotangent):
+    operand, indices = instruction.operands
+    index_dims = instruction.attr("index_dims")
+    added = make("scatter", [zeros_like(operand), indices, cotangent], index_dims=index_dims, mode="add")
+    return added, None
+
+
 register(OpDef(
     name="gather",
     arity=2,
@@ -76,6 +90,7 @@ register(OpDef(
     reference=_gather_reference,
     attrs=("index_dims",),
     doc="gather(operand, indices[B..., k]) -> B + operand dims not in index_dims.",
+    vjp=_gather_vjp,
 ))
 
 
@@ -108,6 +123,24 @@ def _scatter_reference(values, attrs):
     return result
 
 
+def _scatter_vjp(instruction, cotangent):
+    operand, indices, updates = instruction.operands
+    index_dims = instruction.attr("index_dims")
+    gathered = make("gather", [cotangent, indices], index_dims=index_dims)
+    if instruction.attr("mode") == "add":
+        return cotangent, None, gathered
+    # set: overwritten operand elements get nothing; among updates aimed at one place, only
+    # the one that was written (its number survives the same scatter) gets the cotangent.
+    cleared = make("scatter", [cotangent, indices, zeros_like(updates)], index_dims=index_dims, mode="set")
+    numbers = reshape_to(
+        make("iota", shape=(updates.size,), dtype=dtypes.int64, dimension=0), updates.shape
+    )
+    marker = full(-1, dtypes.int64, operand.shape)
+    written = make("scatter", [marker, indices, numbers], index_dims=index_dims, mode="set")
+    won = compare(make("gather", [written, indices], index_dims=index_dims), numbers, "EQ")
+    return cleared, None, where_else_zero(won, gathered)
+
+
 register(OpDef(
     name="scatter",
     arity=3,
@@ -116,6 +149,7 @@ register(OpDef(
     reference=_scatter_reference,
     attrs=("index_dims", "mode"),
     doc="Copy of operand with updates written (set; the last duplicate wins) or added at indices.",
+    vjp=_scatter_vjp,
 ))
 
 
@@ -149,6 +183,12 @@ def _dynamic_slice_reference(values, attrs):
     return operand[tuple(slice(b, b + size) for b, size in zip(begin, attrs["sizes"]))]
 
 
+def _dynamic_slice_vjp(instruction, cotangent):
+    operand, *starts = instruction.operands
+    placed = make("dynamic-update-slice", [zeros_like(operand), cotangent, *starts])
+    return (placed,) + (None,) * len(starts)
+
+
 register(OpDef(
     name="dynamic-slice",
     arity=None,
@@ -157,6 +197,7 @@ register(OpDef(
     reference=_dynamic_slice_reference,
     attrs=("sizes",),
     doc="dynamic-slice(operand, *starts): a block of `sizes` at runtime starts (clamped).",
+    vjp=_dynamic_slice_vjp,
 ))
 
 
@@ -178,6 +219,13 @@ def _dynamic_update_slice_reference(values, attrs):
     return result
 
 
+def _dynamic_update_slice_vjp(instruction, cotangent):
+    operand, update, *starts = instruction.operands
+    cleared = make("dynamic-update-slice", [cotangent, zeros_like(update), *starts])
+    taken = make("dynamic-slice", [cotangent, *starts], sizes=update.shape)
+    return (cleared, taken) + (None,) * len(starts)
+
+
 register(OpDef(
     name="dynamic-update-slice",
     arity=None,
@@ -185,4 +233,5 @@ register(OpDef(
     dtype_rule=lambda operands, attrs: same_dtype("dynamic-update-slice", operands[:2]),
     reference=_dynamic_update_slice_reference,
     doc="dynamic-update-slice(operand, update, *starts): operand with a block replaced.",
+    vjp=_dynamic_update_slice_vjp,
 ))

@@ -2,6 +2,9 @@
 
 broadcast, reshape, transpose, slice (positive strides), reverse, pad (with interior
 padding) and concatenate. A compiler emits them by rewriting the index, never by copying.
+
+Their VJP rules move the cotangent back through the same remapping: a broadcast sums over
+the dims it repeated, a slice pads with zeros, a pad slices, a concatenate splits.
 """
 
 from __future__ import annotations
@@ -10,8 +13,10 @@ import math
 
 import numpy as np
 
+from ..instruction import make
 from ..op import INDEX_REMAP, HloError, OpDef, register
 from ._rules import check_axes, check_int_tuple, describe, same_dtype
+from ._vjp_support import multiply, reshape_to, scalar, sum_over, zeros_like
 
 _REMAP = frozenset({INDEX_REMAP})
 
@@ -44,6 +49,17 @@ def _broadcast_reference(values, attrs):
     return np.broadcast_to(operand.reshape(view), shape)
 
 
+def _broadcast_vjp(instruction, cotangent):
+    """Sum over the new dims and the size-1 dims that were stretched, then restore the 1s."""
+    (operand,) = instruction.operands
+    dimensions = instruction.attr("dimensions")
+    summed = [axis for axis in range(instruction.ndim) if axis not in dimensions]
+    summed += [
+        target for axis, target in enumerate(dimensions) if operand.shape[axis] != instruction.shape[target]
+    ]
+    return (reshape_to(sum_over(cotangent, summed), operand.shape),)
+
+
 register(OpDef(
     name="broadcast",
     arity=1,
@@ -53,6 +69,7 @@ register(OpDef(
     attrs=("shape", "dimensions"),
     traits=_REMAP,
     doc="Operand dim i maps to output dim dimensions[i] (size 1 or equal); other dims repeat.",
+    vjp=_broadcast_vjp,
 ))
 
 
@@ -72,6 +89,7 @@ register(OpDef(
     attrs=("shape",),
     traits=_REMAP,
     doc="Row-major reshape to the same number of elements.",
+    vjp=lambda instruction, cotangent: (reshape_to(cotangent, instruction.operands[0].shape),),
 ))
 
 
@@ -83,6 +101,12 @@ def _transpose_shape(operands, attrs):
     return tuple(operand.shape[axis] for axis in permutation)
 
 
+def _transpose_vjp(instruction, cotangent):
+    permutation = instruction.attr("permutation")
+    inverse = tuple(permutation.index(axis) for axis in range(len(permutation)))
+    return (make("transpose", [cotangent], permutation=inverse),)
+
+
 register(OpDef(
     name="transpose",
     arity=1,
@@ -92,6 +116,7 @@ register(OpDef(
     attrs=("permutation",),
     traits=_REMAP,
     doc="output dim i is operand dim permutation[i].",
+    vjp=_transpose_vjp,
 ))
 
 
@@ -119,6 +144,20 @@ def _slice_reference(values, attrs):
     return values[0][index]
 
 
+def _slice_vjp(instruction, cotangent):
+    """Pad the cotangent with zeros back to the operand's shape: `start` before, stride - 1
+    between elements, and what remains of each dim after the last element taken."""
+    (operand,) = instruction.operands
+    start, stride = instruction.attr("start"), instruction.attr("stride")
+    interior = tuple(step - 1 for step in stride)
+    high = tuple(
+        size - begin - (count + max(count - 1, 0) * (step - 1))
+        for size, begin, count, step in zip(operand.shape, start, instruction.shape, stride)
+    )
+    zero = scalar(0, cotangent.dtype)
+    return (make("pad", [cotangent, zero], low=start, high=high, interior=interior),)
+
+
 register(OpDef(
     name="slice",
     arity=1,
@@ -128,6 +167,7 @@ register(OpDef(
     attrs=("start", "limit", "stride"),
     traits=_REMAP,
     doc="Static strided slice with positive strides (negative steps are reverse + slice).",
+    vjp=_slice_vjp,
 ))
 
 
@@ -145,6 +185,9 @@ register(OpDef(
     attrs=("dimensions",),
     traits=_REMAP,
     doc="Reverse the order of elements along the given dimensions.",
+    vjp=lambda instruction, cotangent: (
+        make("reverse", [cotangent], dimensions=instruction.attr("dimensions")),
+    ),
 ))
 
 
@@ -177,6 +220,25 @@ def _pad_reference(values, attrs):
     return result
 
 
+def _pad_vjp(instruction, cotangent):
+    """The operand's cotangent is the strided slice where its elements landed; the padding
+    value's is the sum of the cotangent over the padded positions (a 0/1 mask picks them)."""
+    operand, padding_value = instruction.operands
+    low, interior = instruction.attr("low"), instruction.attr("interior")
+    limit = tuple(
+        begin + (size - 1) * (gap + 1) + 1 if size else begin
+        for begin, gap, size in zip(low, interior, operand.shape)
+    )
+    stride = tuple(gap + 1 for gap in interior)
+    operand_cotangent = make("slice", [cotangent], start=low, limit=limit, stride=stride)
+    padded_positions = make(
+        "pad", [zeros_like(operand), scalar(1, operand.dtype)],
+        low=low, high=instruction.attr("high"), interior=interior,
+    )
+    value_cotangent = sum_over(multiply(cotangent, padded_positions), range(instruction.ndim))
+    return operand_cotangent, value_cotangent
+
+
 def _pad_dtype(operands, attrs):
     return same_dtype("pad", operands)
 
@@ -190,6 +252,7 @@ register(OpDef(
     attrs=("low", "high", "interior"),
     traits=_REMAP,
     doc="pad(operand, scalar): low/high edge padding and interior padding between elements.",
+    vjp=_pad_vjp,
 ))
 
 
@@ -213,6 +276,21 @@ def _concatenate_shape(operands, attrs):
     return tuple(shape)
 
 
+def _concatenate_vjp(instruction, cotangent):
+    """Each operand's cotangent is its block of the result's cotangent."""
+    dimension = instruction.attr("dimension")
+    cotangents, offset = [], 0
+    for operand in instruction.operands:
+        start = tuple(offset if axis == dimension else 0 for axis in range(instruction.ndim))
+        limit = tuple(
+            offset + size if axis == dimension else size for axis, size in enumerate(operand.shape)
+        )
+        stride = (1,) * instruction.ndim
+        cotangents.append(make("slice", [cotangent], start=start, limit=limit, stride=stride))
+        offset += operand.shape[dimension]
+    return tuple(cotangents)
+
+
 register(OpDef(
     name="concatenate",
     arity=None,
@@ -222,4 +300,5 @@ register(OpDef(
     attrs=("dimension",),
     traits=_REMAP,
     doc="Join operands along an existing dimension.",
+    vjp=_concatenate_vjp,
 ))

@@ -7,6 +7,7 @@ import numpy as np
 from ... import dtypes
 from ..op import ELEMENTWISE, LEAF, HloError, OpDef, register
 from ._rules import check_int_tuple
+from ._vjp_support import no_operands
 
 
 def _parameter_reference(values, attrs):
@@ -22,6 +23,7 @@ register(OpDef(
     attrs=("number", "shape", "dtype"),
     traits=frozenset({LEAF}),
     doc="Runtime input number `number` of the computation.",
+    vjp=no_operands,
 ))
 
 
@@ -41,6 +43,7 @@ register(OpDef(
     attrs=("literal",),
     traits=frozenset({LEAF}),
     doc="A literal array value.",
+    vjp=no_operands,
 ))
 
 
@@ -75,4 +78,5 @@ register(OpDef(
     attrs=("shape", "dtype", "dimension"),
     traits=frozenset({LEAF, ELEMENTWISE}),
     doc="output[i] = i[dimension], converted to dtype.",
+    vjp=no_operands,
 ))

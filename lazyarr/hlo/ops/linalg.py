@@ -2,6 +2,10 @@
 
 Output dims are: the batch dims (in lhs_batch order), then lhs's free dims, then rhs's free
 dims, each in operand order. matmul, tensordot, inner, outer and einsum all lower to it.
+
+Its VJP rule is two dots of the cotangent (as JAX's dot_general transpose): the cotangent's
+free dims of one side contract with that side's free dims, leaving the other side's
+contracting dims; a transpose puts the result back in the operand's dim order.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..instruction import make
 from ..op import REDUCTION, HloError, OpDef, register
 from ._rules import check_axes, describe, same_dtype
 
@@ -71,6 +76,46 @@ def _dot_reference(values, attrs):
     return product.reshape(shape)
 
 
+def _dot_cotangent(cotangent, other, contracted, other_batch, other_free, own_order):
+    """Cotangent of one dot operand: contract the cotangent's dims `contracted` (those of the
+    other operand's free dims) with `other`'s free dims, pairing batch dims. `own_order` names,
+    for each result dim, the operand dim it holds; a transpose restores the operand's order."""
+    batch_count = len(other_batch)
+    result = make(
+        "dot", [cotangent, other],
+        lhs_batch=tuple(range(batch_count)), rhs_batch=tuple(other_batch),
+        lhs_contracting=tuple(contracted), rhs_contracting=tuple(other_free),
+    )
+    permutation = tuple(own_order.index(axis) for axis in range(len(own_order)))
+    if permutation == tuple(range(len(own_order))):
+        return result
+    return make("transpose", [result], permutation=permutation)
+
+
+def _dot_vjp(instruction, cotangent):
+    """The cotangent has dims (batch, lhs free, rhs free); see the module docstring."""
+    lhs, rhs = instruction.operands
+    lhs_batch, rhs_batch = instruction.attr("lhs_batch"), instruction.attr("rhs_batch")
+    lhs_contracting, rhs_contracting = instruction.attr("lhs_contracting"), instruction.attr("rhs_contracting")
+    lhs_free = _free_axes(lhs.ndim, lhs_batch, lhs_contracting)
+    rhs_free = _free_axes(rhs.ndim, rhs_batch, rhs_contracting)
+    batch_count = len(lhs_batch)
+    lhs_free_range = range(batch_count, batch_count + len(lhs_free))
+    rhs_free_range = range(batch_count + len(lhs_free), cotangent.ndim)
+    # The dot's remaining dims come from the other operand's contracting dims in increasing
+    # order; each pairs with the dim of this operand it was contracted against.
+    lhs_order = list(lhs_batch) + lhs_free + [
+        lhs_contracting[rhs_contracting.index(axis)] for axis in sorted(rhs_contracting)
+    ]
+    rhs_order = list(rhs_batch) + rhs_free + [
+        rhs_contracting[lhs_contracting.index(axis)] for axis in sorted(lhs_contracting)
+    ]
+    return (
+        _dot_cotangent(cotangent, rhs, rhs_free_range, rhs_batch, rhs_free, lhs_order),
+        _dot_cotangent(cotangent, lhs, lhs_free_range, lhs_batch, lhs_free, rhs_order),
+    )
+
+
 register(OpDef(
     name="dot",
     arity=2,
@@ -80,4 +125,5 @@ register(OpDef(
     attrs=("lhs_batch", "rhs_batch", "lhs_contracting", "rhs_contracting"),
     traits=frozenset({REDUCTION}),
     doc="General dot product with batch and contracting dimensions (XLA's dot_general).",
+    vjp=_dot_vjp,
 ))

@@ -1,0 +1,433 @@
+"""`la.jit`: trace a function once per signature into one HLO module, then reuse its executable.
+
+The first call with a given *signature* runs the function once on tracers (lazy arrays whose
+leaves are parameters without buffers), so the whole function becomes one graph, and compiles
+it. Later calls with the same signature skip graph building: they flatten the arguments, look
+the signature up, run the cached executable on the argument buffers and wrap the results.
+
+A signature is the arguments' pytree structure (frontend/pytree.py), each array leaf's shape
+and dtype, each Python scalar's type and value, the static arguments' values, and the backend.
+Python scalars stay Python scalars while tracing, so they keep NumPy's weak promotion
+(`f32 * 0.5` is float32) and may steer Python control flow like static arguments. A new value
+re-traces (tens of µs) but does not recompile: the compile driver lifts scalar constants to
+runtime parameters, so the new graph finds the executable already in the compile cache (the
+values 0, 1, -1, 2, 3 and 0.5 stay constants, compiled once each, because they simplify).
+
+Inside a trace, asking a tracer for its value raises `TracedValueError` (frontend/tracing.py);
+a jitted function called during another trace is inlined into it. Lazy arrays the function
+closes over (closure cells, globals it names, functools.partial arguments) are evaluated before
+tracing and enter the module as captured buffers, so they are not recomputed on every call.
+
+>>> import lazyarr as la, numpy as np
+>>> @la.jit
+... def scaled_difference(a, b, scale):
+...     return (a - b) * scale
+>>> scaled_difference(np.ones(3, np.float32), np.zeros(3, np.float32), 0.5).dtype
+dtype('float32')
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+import numpy as np
+
+from .. import _flags, _profiler, dtypes
+from ..compile import build_module, cache_info, compile_module
+from ..hlo import Computation, Module, constant, make, replace_all
+from ..hlo.text import print_module
+from ..introspection import explanation_for
+from . import pytree, tracing
+from .array import _BOUND, Array, evaluate_arrays, leaf_for
+from .core import as_array
+from .jit_signature import JitCacheInfo, ShapeDtypeStruct, StaticArguments, describe_differences, scalar_key
+
+__all__ = ["Compiled", "JittedFunction", "Lowered", "ShapeDtypeStruct", "jit"]
+
+_SUPPORTED_DTYPES = frozenset(dtypes.ALL)
+_CACHE_LIMIT = 256  # signatures kept per jitted function; the oldest goes first
+_PLACEHOLDER = np.empty(0)  # what build_module sees as the "buffer" of a tracer; never run
+
+
+def jit(fun=None, /, *, static_argnums=(), static_argnames=()):
+    """Compile `fun` as one HLO module per signature and reuse it (see the module docstring).
+
+    Use as `la.jit(f)`, `@la.jit` or `@la.jit(static_argnums=1)`. Static arguments must be
+    hashable; each value compiles its own version. The result has `lower`, `explain`,
+    `cache_size`, `cache_info` and `clear_cache`.
+
+    >>> import lazyarr as la
+    >>> @la.jit(static_argnames="axis")
+    ... def normalized(x, axis):
+    ...     return x / x.sum(axis=axis, keepdims=True)
+    >>> normalized(la.ones((2, 2)), axis=1).tolist()
+    [[0.5, 0.5], [0.5, 0.5]]
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames)
+    return JittedFunction(fun, static_argnums, static_argnames)
+
+
+class _Entry:
+    """One compiled signature: the executable, the buffers it captured, the results' structure."""
+
+    __slots__ = ("executable", "captured", "out_tree")
+
+    def __init__(self, executable, captured: list, out_tree):
+        self.executable, self.captured, self.out_tree = executable, captured, out_tree
+
+    def run(self, buffers: list, user_arrays: list | None):
+        if self.captured:
+            buffers = buffers + self.captured
+        arrays = []
+        for result in self.executable.run(buffers):
+            if type(result) is not np.ndarray:
+                result = np.asarray(result)
+            if user_arrays and any(np.may_share_memory(result, array) for array in user_arrays):
+                result = result.copy()  # never alias (nor make read-only) the caller's NumPy array
+            arrays.append(Array(leaf_for(result)))
+        if self.out_tree is pytree.LEAF:
+            return arrays[0]
+        return pytree.unflatten(self.out_tree, arrays)
+
+
+class _Traced:
+    """The graph of one trace: tracer leaves (one per array argument) and output nodes."""
+
+    def __init__(self, name: str, parameters: list, outputs: list, out_tree):
+        self.name, self.parameters, self.outputs, self.out_tree = name, parameters, outputs, out_tree
+
+    def build(self, *, for_execution: bool) -> tuple[Module, list[np.ndarray]]:
+        """(module, captured buffers). Parameters come first, one per array argument in order.
+
+        For execution, captured buffers and scalar constants follow as parameters (the compile
+        cache then serves new scalar values and new closure data). Otherwise (`lower`) the
+        module is self-contained: captured buffers become constants, scalars stay constants.
+        """
+        tracer_ids = {id(node) for node in self.parameters}
+
+        def lookup(node):
+            return _PLACEHOLDER if id(node) in tracer_ids else _BOUND.get(node)
+
+        count = len(self.parameters)
+        try:
+            # Tracers lead the roots, so the post-order walk numbers them 0..count-1 in order.
+            module, buffers = build_module(
+                [*self.parameters, *self.outputs], lookup, self.name, lift_scalars=for_execution
+            )
+        except ValueError:
+            escaped = tracing.find_tracer(self.outputs, lambda node: id(node) in tracer_ids or node in _BOUND)
+            if escaped is None:
+                raise
+            raise tracing.TracedValueError(tracing.escaped_tracer_message(tracing.tracer_of(escaped))) from None
+        parameters, outputs, captured = module.entry.parameters, module.entry.outputs[count:], buffers[count:]
+        if captured and not for_execution:
+            values = {id(parameters[count + index]): buffer for index, buffer in enumerate(captured)}
+            outputs = replace_all(outputs, lambda node, operands: _embedded(node, operands, values))
+            parameters, captured = parameters[:count], []
+        return Module(self.name, Computation(self.name, parameters, outputs)), captured
+
+
+def _embedded(node, operands, values):
+    """replace_all rule: a captured-buffer parameter becomes a constant holding the buffer."""
+    if id(node) in values:
+        return constant(values[id(node)])
+    if operands == node.operands:
+        return node
+    return make(node.op, operands, **dict(node.attrs))
+
+
+class JittedFunction:
+    """What `la.jit(f)` returns: call it like `f`; see the module docstring."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=()):
+        if not callable(fun):
+            raise TypeError(f"la.jit: expected a function to compile, got {type(fun).__name__} {fun!r:.60}")
+        functools.update_wrapper(self, fun)
+        self._fun = fun
+        self._name = getattr(fun, "__name__", type(fun).__name__)
+        self._statics = StaticArguments(fun, self._name, static_argnums, static_argnames)
+        self._cache: dict = {}
+        self._hits = self._misses = self._traces = self._compiles = 0
+
+    def __repr__(self):
+        return f"<la.jit({self._name}): {len(self._cache)} compiled signature(s)>"
+
+    def __get__(self, instance, owner=None):
+        """As a method: bind the instance as the first argument (mark it static to use it)."""
+        return self if instance is None else functools.partial(self, instance)
+
+    # -- calls ---------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if tracing.is_tracing():
+            return self._inline(args, kwargs)
+        key, buffers, user_arrays, tree = self._signature(args, kwargs)
+        try:
+            entry = self._cache.get(key)
+        except TypeError:
+            raise self._statics.unhashable_error(args, kwargs) from None
+        if entry is None:
+            entry = self._compile(key, tree, args, kwargs)
+        else:
+            self._hits += 1
+        return entry.run(buffers, user_arrays)
+
+    def _signature(self, args, kwargs, *, abstract: bool = False):
+        """(cache key, argument buffers, the caller's NumPy arrays among them, dynamic tree).
+
+        The hot path of every call: one pass over the leaves, no graph building. With
+        `abstract` (lower, explain) leaves need only a shape and dtype: nothing is evaluated.
+        """
+        if self._statics.none and not kwargs:
+            fast = _evaluated_arrays_signature(args)
+            if fast is not None:
+                return fast
+        tree, statics = self._statics.tree_of(args, kwargs)
+        leaves, treedef = pytree.flatten(tree)
+        signature, buffers, user_arrays, lazy = [], [], None, None
+        for leaf in leaves:
+            kind = type(leaf)
+            if kind is Array:
+                node = leaf._node
+                signature.append((node.shape, node.dtype))
+                buffer = _BOUND.get(node)
+                if buffer is None and not abstract:
+                    lazy = [] if lazy is None else lazy
+                    lazy.append((len(buffers), leaf))
+                buffers.append(buffer)
+            elif kind is np.ndarray and leaf.dtype in _SUPPORTED_DTYPES:
+                signature.append((leaf.shape, leaf.dtype))
+                buffers.append(leaf)
+                user_arrays = [leaf] if user_arrays is None else user_arrays + [leaf]
+            elif kind is float or kind is int or kind is bool or kind is complex:
+                signature.append(scalar_key(leaf))
+            else:
+                buffer = self._other_leaf(leaf, args, kwargs, abstract)
+                signature.append(scalar_key(leaf) if buffer is None else (buffer.shape, buffer.dtype))
+                if buffer is not None:
+                    buffers.append(buffer)
+        if lazy is not None:  # lazy array arguments: evaluate them together first
+            evaluate_arrays([leaf for _, leaf in lazy])
+            for index, leaf in lazy:
+                buffers[index] = _BOUND[leaf._node]
+        return (treedef, tuple(signature), statics, _flags.FLAGS.backend), buffers, user_arrays, tree
+
+    def _other_leaf(self, leaf, args, kwargs, abstract):
+        """The buffer for a less common leaf (None for a Python scalar), or a TypeError."""
+        if dtypes.weak_scalar_type(leaf) is not None:
+            return None
+        if isinstance(leaf, ShapeDtypeStruct) and abstract:
+            return leaf
+        if isinstance(leaf, (np.ndarray, np.generic)):
+            buffer = np.asarray(leaf)
+            if buffer.dtype in _SUPPORTED_DTYPES:
+                return buffer
+            problem = f"has dtype {buffer.dtype}, which lazyarr does not support"
+        elif isinstance(leaf, ShapeDtypeStruct):
+            problem = "is a ShapeDtypeStruct, which has no data (pass it to .lower() or .explain())"
+        else:
+            problem = (f"is a {type(leaf).__name__}; arguments must be arrays (lazyarr or NumPy), Python "
+                       "scalars, or tuples, lists and dicts of them (mark it static with static_argnums)")
+        position = _position_of(leaf, args, kwargs)
+        raise TypeError(f"la.jit({self._name}): argument {position} {problem}")
+
+    def _compile(self, key, tree, args, kwargs) -> _Entry:
+        """The miss path: trace, build the module, compile (or find it compiled), cache it."""
+        self._misses += 1
+        self._statics.check_call(args, kwargs)
+        if _flags.FLAGS.explain_cache_misses:
+            self._log_miss(key)
+        traced = self._trace(tree, args, kwargs)
+        module, captured = traced.build(for_execution=True)
+        misses = cache_info().misses
+        executable = compile_module(module, key[-1])
+        self._compiles += cache_info().misses != misses
+        entry = _Entry(executable, captured, traced.out_tree)
+        if len(self._cache) >= _CACHE_LIMIT:
+            del self._cache[next(iter(self._cache))]
+        self._cache[key] = entry
+        return entry
+
+    def _trace(self, tree, args, kwargs) -> _Traced:
+        """Run the function once on tracers standing for the array leaves of `tree`."""
+        self._traces += 1
+        _evaluate_captured_lazy_arrays(self._fun)
+        leaves, treedef = pytree.flatten(tree)
+        parameters = []
+        with _profiler.span("trace", "jit", self._name), tracing.tracing(self._name) as trace:
+            traced_leaves = []
+            for leaf in leaves:
+                if dtypes.weak_scalar_type(leaf) is not None:
+                    traced_leaves.append(leaf)  # a Python scalar: part of the signature by value
+                    continue
+                parameters.append(trace.new_tracer(leaf.shape, leaf.dtype))
+                traced_leaves.append(Array(parameters[-1]))
+            call_args, call_kwargs = self._statics.merge(pytree.unflatten(treedef, traced_leaves), args, kwargs)
+            result = self._fun(*call_args, **call_kwargs)
+        out_leaves, out_tree = pytree.flatten(result)
+        outputs = [self._output_node(leaf, result) for leaf in out_leaves]
+        return _Traced(f"jit_{self._name}", parameters, outputs, out_tree)
+
+    def _output_node(self, leaf, result):
+        if isinstance(leaf, Array):
+            return leaf._node
+        if dtypes.weak_scalar_type(leaf) is not None or isinstance(leaf, (np.ndarray, np.generic)):
+            return as_array(leaf, where=f"la.jit({self._name}) result")._node
+        raise TypeError(
+            f"la.jit({self._name}): result {_position_of(leaf, result, {}, 'result')} is a "
+            f"{type(leaf).__name__}; a jitted function returns arrays, or tuples, lists and dicts of them"
+        )
+
+    def _inline(self, args, kwargs):
+        """Called while another function is traced: run on the caller's tracers (one module)."""
+        tree, _ = self._statics.tree_of(args, kwargs)
+        leaves, treedef = pytree.flatten(tree)
+        arrays = [as_array(leaf) if isinstance(leaf, (np.ndarray, np.generic)) else leaf for leaf in leaves]
+        call_args, call_kwargs = self._statics.merge(pytree.unflatten(treedef, arrays), args, kwargs)
+        return self._fun(*call_args, **call_kwargs)
+
+    def _log_miss(self, key) -> None:
+        """--explain_cache_misses: how this signature differs from the nearest cached one."""
+        logger = logging.getLogger("lazyarr.jit")
+        if not self._cache:
+            logger.warning("la.jit(%s): first call, tracing and compiling", self._name)
+            return
+        reasons = min((describe_differences(cached, key) for cached in self._cache), key=len)
+        logger.warning("la.jit(%s) signature miss (%d cached): %s", self._name, len(self._cache), "; ".join(reasons))
+
+    # -- introspection -------------------------------------------------------------------------
+    def lower(self, *args, **kwargs) -> Lowered:
+        """The traced HLO module for these arguments; `la.ShapeDtypeStruct`s may stand for arrays.
+
+        `.module` has one parameter per array leaf of the arguments, in flattened order, and one
+        output per leaf of the result; closed-over arrays are constants in it.
+        """
+        key, _, _, tree = self._signature(args, kwargs, abstract=True)
+        traced = self._trace(tree, args, kwargs)
+        module, _ = traced.build(for_execution=False)
+        return Lowered(self, key, module, traced.out_tree)
+
+    def explain(self, *args, **kwargs):
+        """The compile report (HLO before and after, fusion, buffers) of calling with these arguments."""
+        key, _, _, tree = self._signature(args, kwargs, abstract=True)
+        module, _ = self._trace(tree, args, kwargs).build(for_execution=True)
+        before = print_module(module)
+        misses = cache_info().misses
+        executable = compile_module(module, key[-1])
+        return explanation_for(key[-1], before, executable, cache_hit=cache_info().misses == misses)
+
+    def cache_size(self) -> int:
+        """How many signatures are compiled for this function."""
+        return len(self._cache)
+
+    def cache_info(self) -> JitCacheInfo:
+        """Calls served from the cache (hits), traced (misses), traces, and real compilations."""
+        return JitCacheInfo(self._hits, self._misses, self._traces, self._compiles, len(self._cache))
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+
+class Lowered:
+    """One signature of a jitted function as an HLO module (what `f.lower(*args)` returns).
+
+    `module`: parameters are the flattened array arguments in order, outputs the flattened
+    results in order; closed-over arrays and Python-scalar arguments are constants in it.
+    `str()` and `as_text()` give its HLO text; `compile()` gives a callable for this signature.
+    """
+
+    def __init__(self, jitted: JittedFunction, key, module: Module, out_tree):
+        self._jitted, self._key, self._module, self.out_tree = jitted, key, module, out_tree
+
+    @property
+    def module(self) -> Module:
+        """A fresh Module each time: compiling rewrites the module it is given."""
+        return Module(self._module.name, self._module.entry)
+
+    def as_text(self) -> str:
+        return print_module(self._module)
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+    def __repr__(self) -> str:
+        return f"<Lowered {self._module.name}: {len(self._module.entry.parameters)} parameter(s)>"
+
+    def compile(self) -> Compiled:
+        executable = compile_module(self.module, self._key[-1])
+        return Compiled(self._jitted, self._key, _Entry(executable, [], self.out_tree))
+
+
+class Compiled:
+    """A jitted function compiled for one signature: call it with arguments of that signature
+    (static arguments included, with the values given to `lower`)."""
+
+    def __init__(self, jitted: JittedFunction, key, entry: _Entry):
+        self._jitted, self._key, self._entry = jitted, key, entry
+
+    def __call__(self, *args, **kwargs):
+        key, buffers, user_arrays, _ = self._jitted._signature(args, kwargs)
+        if key != self._key:
+            differences = "; ".join(describe_differences(self._key, key))
+            raise TypeError(f"la.jit({self._jitted._name}) compiled for another signature: {differences}")
+        return self._entry.run(buffers, user_arrays)
+
+
+_FLAT_TREEDEFS = [(tuple, (pytree.LEAF,) * count) for count in range(16)]
+
+
+def _evaluated_arrays_signature(args: tuple):
+    """`_signature` for the commonest call, a few evaluated lazyarr arrays: no pytree walk."""
+    if len(args) >= len(_FLAT_TREEDEFS):
+        return None
+    signature, buffers = [], []
+    for arg in args:
+        if type(arg) is not Array:
+            return None
+        node = arg._node
+        buffer = _BOUND.get(node)
+        if buffer is None:
+            return None
+        signature.append((node.shape, node.dtype))
+        buffers.append(buffer)
+    key = (_FLAT_TREEDEFS[len(args)], tuple(signature), None, _flags.FLAGS.backend)
+    return key, buffers, None, args
+
+
+def _position_of(leaf, args, kwargs, prefix: str = "args") -> str:
+    """Where `leaf` sits among the arguments, as indexing (`args[1]['w']`), for error messages."""
+    for name, tree in ((prefix, args), ("kwargs", kwargs)):
+        leaves, _ = pytree.flatten(tree)
+        for candidate, path in zip(leaves, pytree.leaf_paths(tree)):
+            if candidate is leaf:
+                return name + path
+    return "?"
+
+
+def _evaluate_captured_lazy_arrays(fun) -> None:
+    """Evaluate lazy arrays `fun` closes over, so the module captures their buffers instead of
+    recomputing them on each call: closure cells, globals it names, partial's arguments, and
+    the items of lists, tuples and dicts among those (one level)."""
+    values = []
+    while isinstance(fun, functools.partial):
+        values += [*fun.args, *fun.keywords.values()]
+        fun = fun.func
+    fun = getattr(fun, "__func__", fun)
+    for cell in getattr(fun, "__closure__", None) or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # an empty cell (a name assigned later)
+            pass
+    code, names = getattr(fun, "__code__", None), getattr(fun, "__globals__", {})
+    if code is not None:
+        values += [names[name] for name in code.co_names if name in names]
+    lazy = []
+    for value in values:
+        if type(value) in (list, tuple, dict):
+            value = list(value.values() if type(value) is dict else value)[:1000]
+        else:
+            value = [value]
+        lazy += [item for item in value if isinstance(item, Array) and not item.is_evaluated]
+    if lazy:
+        evaluate_arrays(lazy)

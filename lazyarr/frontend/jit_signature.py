@@ -1,0 +1,260 @@
+"""The parts of a `la.jit` signature: static arguments, Python-scalar keys, ShapeDtypeStruct.
+
+`la.jit` keys its executables by (argument treedef, per-leaf signature, static arguments,
+backend); this module holds how static arguments are found and split off a call, how a
+Python scalar is keyed, how two keys are told apart in words (for --explain_cache_misses and
+errors), and the abstract array `ShapeDtypeStruct` that `f.lower(...)` accepts.
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import dtypes
+
+
+class ShapeDtypeStruct:
+    """An array's shape and dtype without data, standing for an argument in `f.lower(...)`.
+
+    >>> import lazyarr as la, numpy as np
+    >>> la.ShapeDtypeStruct((2, 3), np.float32)
+    ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        try:
+            shape = (operator.index(shape),) if not isinstance(shape, (tuple, list)) else tuple(
+                operator.index(size) for size in shape
+            )
+        except TypeError:
+            raise TypeError(f"ShapeDtypeStruct: shape must be an int or a tuple of ints, got {shape!r}") from None
+        if any(size < 0 for size in shape):
+            raise ValueError(f"ShapeDtypeStruct: negative dimensions are not allowed, got shape {shape}")
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "dtype", dtypes.as_dtype(dtype, where="ShapeDtypeStruct"))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("ShapeDtypeStruct is immutable")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        result = 1
+        for size in self.shape:
+            result *= size
+        return result
+
+    def __eq__(self, other):
+        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self):
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype})"
+
+
+@dataclass(frozen=True)
+class JitCacheInfo:
+    """Counters of one jitted function (`f.cache_info()`).
+
+    hits: calls served by a cached executable; misses: calls that traced; traces: runs of the
+    function on tracers (misses, plus lower and explain); compiles: traces whose module was not
+    already in the compile cache; entries: signatures cached now.
+    """
+
+    hits: int
+    misses: int
+    traces: int
+    compiles: int
+    entries: int
+
+
+def scalar_key(value) -> tuple:
+    """A Python scalar argument's part of the signature: its type and value.
+
+    Floats 0.0 and -0.0 are equal but compile differently (x + 0.0 simplifies), and NaN never
+    equals itself: those are keyed by their bits.
+    """
+    kind = type(value)
+    if kind is float and (value == 0.0 or value != value):
+        return (kind, value.hex())
+    if kind is complex:
+        return (kind, value.real.hex(), value.imag.hex())
+    return (kind, value)
+
+
+def signature_or_none(fun) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):  # some builtins and callables have none
+        return None
+
+
+class StaticArguments:
+    """Which arguments of a jitted function are static, and how a call splits into a dynamic
+    pytree and hashable static values.
+
+    `static_argnums` and `static_argnames` complete each other through the signature, as in
+    JAX: `static_argnums=1` also makes the keyword form `f(x, n=3)` static, and the reverse.
+    """
+
+    def __init__(self, fun, name: str, static_argnums, static_argnames):
+        self.name = name
+        self.signature = signature_or_none(fun)
+        numbers = _as_tuple(static_argnums, int, "static_argnums", name)
+        names = _as_tuple(static_argnames, str, "static_argnames", name)
+        positions, names = self._completed(numbers, names)
+        self.positions, self.names = frozenset(positions), frozenset(names)
+        self.sorted_positions = tuple(sorted(positions))
+        self.none = not positions and not names
+
+    def _completed(self, numbers, names):
+        if self.signature is None:
+            if any(number < 0 for number in numbers):
+                raise ValueError(f"la.jit({self.name}): negative static_argnums need a function with a signature")
+            return set(numbers), set(names)
+        parameters = list(self.signature.parameters.values())
+        positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        variadic = any(p.kind is p.VAR_POSITIONAL for p in parameters)
+        any_keyword = any(p.kind is p.VAR_KEYWORD for p in parameters)
+        positions = set()
+        for number in numbers:
+            position = number + len(positional) if number < 0 and not variadic else number
+            if position < 0 or (position >= len(positional) and not variadic):
+                raise ValueError(
+                    f"la.jit({self.name}): static_argnums {number} is out of range: {self.name}{self.signature} "
+                    f"takes {len(positional)} positional argument(s)"
+                )
+            positions.add(position)
+        for keyword in names:
+            if keyword not in self.signature.parameters and not any_keyword:
+                raise ValueError(
+                    f"la.jit({self.name}): static_argnames {keyword!r} is not a parameter of "
+                    f"{self.name}{self.signature}"
+                )
+        names = set(names)
+        for position, parameter in enumerate(positional):
+            if parameter.kind is parameter.POSITIONAL_OR_KEYWORD:
+                if position in positions:
+                    names.add(parameter.name)
+                elif parameter.name in names:
+                    positions.add(position)
+        return positions, names
+
+    def tree_of(self, args: tuple, kwargs: dict):
+        """(dynamic pytree, hashable static part) of a call; plain `args` when nothing is static."""
+        if self.none and not kwargs:
+            return args, None
+        positions = self.positions
+        if positions:
+            dynamic_args = tuple(arg for index, arg in enumerate(args) if index not in positions)
+            static_args = tuple(
+                (index, type(args[index]), args[index]) for index in self.sorted_positions if index < len(args)
+            )
+        else:
+            dynamic_args, static_args = args, ()
+        dynamic_kwargs, static_kwargs = {}, []
+        for keyword in sorted(kwargs):  # sorted: f(a=1, b=2) and f(b=2, a=1) share one signature
+            value = kwargs[keyword]
+            if keyword in self.names:
+                static_kwargs.append((keyword, type(value), value))
+            else:
+                dynamic_kwargs[keyword] = value
+        return (dynamic_args, dynamic_kwargs), (static_args, tuple(static_kwargs))
+
+    def merge(self, tree, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The call's (args, kwargs) with the dynamic part taken from `tree` (of `tree_of`'s shape)."""
+        if self.none and not kwargs:
+            return tree, {}
+        dynamic_args, dynamic_kwargs = tree
+        remaining = iter(dynamic_args)
+        call_args = tuple(args[index] if index in self.positions else next(remaining) for index in range(len(args)))
+        call_kwargs = {keyword: kwargs[keyword] if keyword in self.names else dynamic_kwargs[keyword]
+                       for keyword in kwargs}
+        return call_args, call_kwargs
+
+    def check_call(self, args: tuple, kwargs: dict) -> None:
+        """A clear TypeError for a call the function's signature does not accept."""
+        if self.signature is None:
+            return
+        try:
+            self.signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"la.jit({self.name}): {error} (signature {self.name}{self.signature})") from None
+
+    def unhashable_error(self, args: tuple, kwargs: dict) -> TypeError:
+        """The error for a static argument that cannot key the cache."""
+        candidates = [(f"argument {index}", args[index]) for index in self.sorted_positions if index < len(args)]
+        candidates += [(f"argument {keyword!r}", value) for keyword, value in kwargs.items() if keyword in self.names]
+        for label, value in candidates:
+            try:
+                hash(value)
+            except TypeError:
+                hint = ("make it a regular (traced) argument" if hasattr(value, "shape")
+                        else "pass a tuple instead of a list, or a frozenset instead of a set")
+                return TypeError(
+                    f"la.jit({self.name}): static {label} must be hashable (static values key the compile "
+                    f"cache); got {type(value).__name__} {value!r:.80}: {hint}"
+                )
+        return TypeError(f"la.jit({self.name}): an argument could not be hashed")
+
+
+def _as_tuple(value, kind, what: str, name: str) -> tuple:
+    items = (value,) if isinstance(value, kind) else value
+    try:
+        items = tuple(items)
+    except TypeError:
+        raise TypeError(f"la.jit({name}): {what} must be a {kind.__name__} or a sequence of them, got {value!r}") from None
+    for item in items:
+        if not isinstance(item, kind) or isinstance(item, bool):
+            raise TypeError(
+                f"la.jit({name}): {what} must be a {kind.__name__} or a sequence of them, got {value!r}"
+            )
+    return items
+
+
+def describe_differences(old_key: tuple, new_key: tuple) -> list[str]:
+    """How two jit signatures differ, in words (for --explain_cache_misses and errors)."""
+    old_tree, old_leaves, old_statics, old_backend = old_key
+    new_tree, new_leaves, new_statics, new_backend = new_key
+    reasons = []
+    if old_backend != new_backend:
+        reasons.append(f"backend {old_backend} -> {new_backend}")
+    if old_statics != new_statics:
+        reasons.append(f"static arguments {_statics_text(old_statics)} -> {_statics_text(new_statics)}")
+    if old_tree != new_tree:
+        reasons.append(f"argument structure differs ({len(old_leaves)} -> {len(new_leaves)} leaves)")
+    else:
+        reasons += [
+            f"argument leaf {index}: {_leaf_text(old)} -> {_leaf_text(new)}"
+            for index, (old, new) in enumerate(zip(old_leaves, new_leaves)) if old != new
+        ]
+    return reasons or ["same signature"]
+
+
+def _leaf_text(signature: tuple) -> str:
+    if isinstance(signature[0], type):  # a Python scalar: (type, value) or (type, bits...)
+        kind, *value = signature
+        shown = [float.fromhex(part) if isinstance(part, str) else part for part in value]
+        return f"Python {kind.__name__} {shown[0] if len(shown) == 1 else complex(*shown)}"
+    shape, dtype = signature
+    return f"{np.dtype(dtype)}{list(shape)}"
+
+
+def _statics_text(statics) -> str:
+    if statics is None:
+        return "none"
+    positional, keywords = statics
+    parts = [f"#{index}={value!r}" for index, _, value in positional]
+    parts += [f"{keyword}={value!r}" for keyword, _, value in keywords]
+    return "(" + ", ".join(parts) + ")"

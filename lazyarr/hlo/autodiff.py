@@ -1,0 +1,163 @@
+"""Reverse-mode differentiation as a graph transform: from outputs and their cotangents to the
+cotangents of chosen nodes, built by the ops' VJP rules (`OpDef.vjp`).
+
+The sweep walks the graph once forward, marking the *active* nodes (real floating values that
+depend on a node we differentiate with respect to), then once backward in reverse post order,
+handing each active node's accumulated cotangent to its op's rule and adding the results into
+its active operands (a node with several users sums their contributions). Nodes we
+differentiate with respect to are treated as independent leaves: the sweep stops at them.
+Both walks are iterative, so graphs 10^5 nodes deep are fine.
+
+Nothing is evaluated: the result is more graph, which can be compiled, or differentiated again
+when the rules used only differentiable ops.
+
+>>> import numpy as np
+>>> from lazyarr.hlo import make, fresh_parameter
+>>> x = fresh_parameter((3,), np.float64)
+>>> y = make("multiply", [x, x])
+>>> (dx,) = vjp_graph([y], [x], [make("broadcast", [y], shape=(3,), dimensions=(0,))])
+>>> dx.opcode
+'add'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import dtypes
+from .instruction import Instruction
+from .op import HloError
+from .ops._vjp_support import add, is_differentiable_dtype, zeros_like
+
+
+def _label(node: Instruction) -> str:
+    """How an error names an op: custom-calls by their target ('sort')."""
+    if node.opcode == "custom-call":
+        return f"'{node.attr('target')}' (a custom-call)"
+    return f"'{node.opcode}'"
+
+
+def _post_order_until(outputs: Sequence[Instruction], stops: set[int]) -> list[Instruction]:
+    """Reachable nodes, operands first, without descending below the nodes in `stops`."""
+    order: list[Instruction] = []
+    visited: set[int] = set()
+    for root in outputs:
+        if id(root) in visited:
+            continue
+        visited.add(id(root))
+        stack = [(root, 0)]
+        while stack:
+            node, next_operand = stack[-1]
+            if id(node) not in stops and next_operand < len(node.operands):
+                stack[-1] = (node, next_operand + 1)
+                operand = node.operands[next_operand]
+                if id(operand) not in visited:
+                    visited.add(id(operand))
+                    stack.append((operand, 0))
+            else:
+                stack.pop()
+                order.append(node)
+    return order
+
+
+def _active_nodes(order: list[Instruction], wrt_ids: set[int], where: str) -> set[int]:
+    """ids of the real floating nodes that depend on a wrt node (what cotangents flow through).
+
+    A float value computed from a complex one that depends on a wrt node would need complex
+    cotangents, which are not supported: TypeError naming the op.
+    """
+    active: set[int] = set()
+    reaching: set[int] = set()  # depends on a wrt node, whatever its dtype
+    for node in order:
+        if id(node) in wrt_ids:
+            active.add(id(node))
+            reaching.add(id(node))
+            continue
+        if not any(id(operand) in reaching for operand in node.operands):
+            continue
+        reaching.add(id(node))
+        if not is_differentiable_dtype(node.dtype):
+            continue
+        for operand in node.operands:
+            if id(operand) in reaching and dtypes.is_complex(operand.dtype):
+                raise TypeError(
+                    f"{where}: complex numbers are not supported: op {_label(node)} computes "
+                    f"{node.dtype} from a {operand.dtype} value that depends on a differentiated input"
+                )
+        if any(id(operand) in active for operand in node.operands):
+            active.add(id(node))
+    return active
+
+
+def _typed(node: Instruction) -> str:
+    return f"{dtypes.short_name(node.dtype)}{list(node.shape)}"
+
+
+def _checked_cotangent(node: Instruction, index: int, operand: Instruction, cotangent) -> Instruction:
+    if not isinstance(cotangent, Instruction) or cotangent.shape != operand.shape or cotangent.dtype != operand.dtype:
+        received = _typed(cotangent) if isinstance(cotangent, Instruction) else repr(cotangent)
+        raise HloError(
+            f"{node.opcode}: VJP rule returned {received} for operand {index}, which is {_typed(operand)}"
+        )
+    return cotangent
+
+
+def vjp_graph(
+    outputs: Sequence[Instruction],
+    wrt: Sequence[Instruction],
+    cotangents: Sequence[Instruction],
+    *,
+    where: str = "vjp_graph",
+) -> tuple[Instruction, ...]:
+    """The cotangent of each node in `wrt`, given the cotangent of each output.
+
+    `cotangents[i]` has the shape and dtype of `outputs[i]`. The result has one instruction
+    per wrt node, shaped and typed like it (zeros where no output depends on it). An op on the
+    path without a VJP rule raises NotImplementedError naming it; `where` prefixes messages.
+    """
+    outputs, wrt, cotangents = tuple(outputs), tuple(wrt), tuple(cotangents)
+    if len(outputs) != len(cotangents):
+        raise HloError(f"{where}: {len(outputs)} outputs but {len(cotangents)} cotangents")
+    for index, (output, cotangent) in enumerate(zip(outputs, cotangents)):
+        if cotangent.shape != output.shape or cotangent.dtype != output.dtype:
+            raise HloError(f"{where}: cotangent {index} is {_typed(cotangent)}, but its output is {_typed(output)}")
+    for index, node in enumerate(wrt):
+        if not is_differentiable_dtype(node.dtype):
+            raise TypeError(
+                f"{where}: cannot differentiate with respect to {node.dtype} values (wrt {index}); "
+                f"accepted: " + ", ".join(str(dtype) for dtype in dtypes.FLOATING)
+            )
+    wrt_ids = {id(node) for node in wrt}
+    order = _post_order_until(outputs, wrt_ids)
+    active = _active_nodes(order, wrt_ids, where)
+
+    accumulated: dict[int, Instruction] = {}
+
+    def accumulate(node: Instruction, cotangent: Instruction) -> None:
+        existing = accumulated.get(id(node))
+        accumulated[id(node)] = cotangent if existing is None else add(existing, cotangent)
+
+    for output, cotangent in zip(outputs, cotangents):
+        if id(output) in active:
+            accumulate(output, cotangent)
+    for node in reversed(order):
+        if id(node) in wrt_ids:
+            continue  # an independent leaf for this sweep: its cotangent is the answer
+        cotangent = accumulated.pop(id(node), None)
+        if cotangent is None:
+            continue
+        rule = node.op.vjp
+        if rule is None:
+            raise NotImplementedError(
+                f"{where}: no VJP rule for op {_label(node)}, so it cannot be differentiated through"
+            )
+        results = tuple(rule(node, cotangent))
+        if len(results) != len(node.operands):
+            raise HloError(
+                f"{node.opcode}: VJP rule returned {len(results)} cotangents for {len(node.operands)} operands"
+            )
+        for index, (operand, operand_cotangent) in enumerate(zip(node.operands, results)):
+            if operand_cotangent is None or id(operand) not in active:
+                continue
+            accumulate(operand, _checked_cotangent(node, index, operand, operand_cotangent))
+    return tuple(accumulated[id(node)] if id(node) in accumulated else zeros_like(node) for node in wrt)

@@ -1,0 +1,77 @@
+"""Symbolic sizes: one executable for every module that differs only in its array sizes.
+
+`symbolize(module)` replaces each size above 1 by a placeholder (`shapes.SYMBOLIC_SIZE_BASE
++ k` for the k-th distinct size met in post order; equal sizes share one) and returns that
+module with the real sizes in placeholder order. The compile cache keys on the symbolic
+module, so `f(x)` with x of 1000 and then 1001 elements reuses one executable; the backend
+reads the real sizes from a runtime vector. Equal sizes must stay equal (elementwise ops need
+them), so a new call whose sizes are equal in a different pattern compiles again.
+
+Only modules built from ops whose generated code can take every size at run time are
+symbolized (`SIZE_GENERIC_OPS`): elementwise ops, broadcast, transpose, reduce, reverse, iota,
+dot, argmax/argmin and reshapes that only add or drop unit dimensions. Slices, pads,
+concatenations, gathers, custom-calls and non-scalar constants carry sizes in attributes or
+data, so modules with them keep concrete sizes (one executable per shape, as before).
+"""
+
+from __future__ import annotations
+
+from . import shapes
+from .hlo import Computation, Instruction, Module, make
+from .hlo.op import ELEMENTWISE
+
+SIZE_GENERIC_OPS = frozenset({
+    "parameter", "iota", "broadcast", "transpose", "reduce", "reverse", "convert", "select",
+    "clamp", "compare", "dot", "argmax", "argmin",
+})
+
+
+def _size_generic(node: Instruction) -> bool:
+    opcode = node.opcode
+    if opcode in SIZE_GENERIC_OPS or node.op.has(ELEMENTWISE):
+        return True
+    if opcode == "constant":
+        return node.shape == ()
+    if opcode == "reshape":
+        operand = node.operands[0]
+        return [size for size in node.shape if size != 1] == [size for size in operand.shape if size != 1]
+    return False
+
+
+def symbolize(module: Module) -> tuple[Module, tuple[int, ...]] | None:
+    """(symbolic module, real sizes), or None when some op needs concrete sizes or no size
+    is above 1 (nothing to gain)."""
+    placeholders: dict[int, int] = {}
+    sizes: list[int] = []
+
+    def symbolic(shape):
+        result = []
+        for size in shape:
+            if size > 1:
+                placeholder = placeholders.get(size)
+                if placeholder is None:
+                    placeholder = placeholders[size] = shapes.SYMBOLIC_SIZE_BASE + len(sizes)
+                    sizes.append(size)
+                size = placeholder
+            result.append(size)
+        return tuple(result)
+
+    entry = module.entry
+    mapping: dict[int, Instruction] = {}
+    for node in (*entry.parameters, *entry.post_order()):
+        if id(node) in mapping:
+            continue
+        if not _size_generic(node):
+            return None
+        operands = tuple(mapping[id(operand)] for operand in node.operands)
+        attrs = dict(node.attrs)
+        if "shape" in attrs:
+            attrs["shape"] = symbolic(attrs["shape"])
+        else:
+            symbolic(node.shape)  # number its sizes in order even when no attribute holds them
+        mapping[id(node)] = make(node.op, operands, **attrs)
+    if not sizes:
+        return None
+    parameters = tuple(mapping[id(parameter)] for parameter in entry.parameters)
+    outputs = tuple(mapping[id(output)] for output in entry.outputs)
+    return Module(module.name, Computation(entry.name, parameters, outputs)), tuple(sizes)
