@@ -66,8 +66,11 @@ def jax_callable(workload: Workload, inputs: dict[str, np.ndarray]) -> Callable[
         return None
     jax, jax_numpy, device = loaded
     arrays = tuple(jax.device_put(array, device) for array in inputs.values())
-    compiled = jax.jit(functools.partial(workload.expression, jax_numpy))
-    return lambda: compiled(*arrays).block_until_ready()
+    if workload.autodiff_form is not None:  # T1: jax differentiates, as lazyarr does
+        compiled = jax.jit(functools.partial(workload.autodiff_form, jax_numpy, jax.value_and_grad))
+    else:
+        compiled = jax.jit(functools.partial(workload.expression, jax_numpy))
+    return lambda: jax.block_until_ready(compiled(*arrays))  # an array, or a tuple of them (T1)
 
 
 def versions() -> dict[str, str]:

@@ -50,6 +50,9 @@ class Workload:
     magnitude: Callable | None = None  # magnitude(*float64 arrays): per-output error scale of a reduction
     bytes_moved: Callable[[dict, np.ndarray], int] = compulsory_bytes
     has_jit_form: bool = False  # also time `la.jit(expression)` (W5: per-call overhead)
+    # autodiff_form(xp, value_and_grad, *arrays): what lazyarr and jax run instead of `expression`
+    # (T1: they differentiate the loss; NumPy and the float64 reference run the hand-written backward).
+    autodiff_form: Callable | None = None
 
 
 def scaled(size: int, scale: float, minimum: int = 2) -> int:
@@ -197,6 +200,64 @@ def _w7b_numexpr(ne, x, y):
     return ne.evaluate("transposed + y", local_dict={"transposed": x.T, "y": y})
 
 
+# -- T1: one MLP training step (forward, backward, SGD update), as in examples/train_digits.py --
+T1_LEARNING_RATE = 0.1
+
+
+def _t1_inputs(rng, scale):
+    batch, features, hidden, classes = scaled(128, scale), 64, 128, 10
+    labels = rng.integers(0, classes, batch)
+    return {
+        "w1": _normal(rng, (features, hidden), spread=1 / math.sqrt(features)),
+        "b1": _normal(rng, hidden, spread=0.1),
+        "w2": _normal(rng, (hidden, classes), spread=1 / math.sqrt(hidden)),
+        "b2": _normal(rng, classes, spread=0.1),
+        "x": rng.random((batch, features)).astype(np.float32),
+        "one_hot": np.eye(classes, dtype=np.float32)[labels],
+    }
+
+
+def _t1_logits(xp, w1, b1, w2, b2, x):
+    hidden = xp.tanh(x @ w1 + b1)
+    return hidden, hidden @ w2 + b2
+
+
+def _t1_log_softmax(xp, logits):
+    """logits - logsumexp(logits), the row maximum subtracted before exp (no overflow)."""
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+def _t1_loss(xp, w1, b1, w2, b2, x, one_hot):
+    """Mean cross-entropy of a tanh MLP."""
+    _, logits = _t1_logits(xp, w1, b1, w2, b2, x)
+    return -(_t1_log_softmax(xp, logits) * one_hot).sum() / x.shape[0]
+
+
+def _t1_result(loss, parameters, gradients):
+    """The SGD update: (loss, *new parameters), as a training loop keeps them."""
+    return (loss, *(parameter - T1_LEARNING_RATE * gradient for parameter, gradient in zip(parameters, gradients)))
+
+
+def _t1(xp, w1, b1, w2, b2, x, one_hot):
+    """NumPy's hand-written forward and backward (the reference, and the NumPy row)."""
+    hidden, logits = _t1_logits(xp, w1, b1, w2, b2, x)
+    log_probabilities = _t1_log_softmax(xp, logits)
+    loss = -(log_probabilities * one_hot).sum() / x.shape[0]
+    logits_gradient = (xp.exp(log_probabilities) - one_hot) / x.shape[0]  # softmax - one_hot
+    hidden_gradient = (logits_gradient @ w2.T) * (1 - hidden * hidden)  # tanh' = 1 - tanh^2
+    gradients = (x.T @ hidden_gradient, hidden_gradient.sum(axis=0), hidden.T @ logits_gradient,
+                 logits_gradient.sum(axis=0))
+    return _t1_result(loss, (w1, b1, w2, b2), gradients)
+
+
+def _t1_autodiff(xp, value_and_grad, w1, b1, w2, b2, x, one_hot):
+    """la.value_and_grad / jax.value_and_grad of the loss, then the same update."""
+    loss, gradients = value_and_grad(lambda *arrays: _t1_loss(xp, *arrays), argnums=(0, 1, 2, 3))(
+        w1, b1, w2, b2, x, one_hot)
+    return _t1_result(loss, (w1, b1, w2, b2), gradients)
+
+
 WORKLOADS: dict[str, Workload] = {
     workload.key: workload
     for workload in (
@@ -213,6 +274,10 @@ WORKLOADS: dict[str, Workload] = {
         Workload("W7a", "pairwise sq. distances, (512, 64) x2", _w7a_inputs, _w7a,
                  numexpr_form=_w7a_numexpr, magnitude=lambda x, y: _w7a(np, x, y)),
         Workload("W7b", "x.T + y, (4096, 4096)", _w7b_inputs, _w7b, numexpr_form=_w7b_numexpr),
+        # Checked elementwise: the new parameters are O(0.1) and the float32 error of a gradient
+        # (sums of 128 terms of size <= 1/128) times the learning rate is ~1e-8, far below ATOL.
+        Workload("T1", "MLP training step 64-128-10 tanh, batch 128", _t1_inputs, _t1, has_jit_form=True,
+                 autodiff_form=_t1_autodiff),
     )
 }
 
@@ -221,17 +286,25 @@ COLD_COMPILE_WORKLOADS = ("W2", "W3")
 ALL_KEYS = (*WORKLOADS, "W8")
 
 
+def flat_result(result) -> np.ndarray:
+    """A result as one array to check: a tuple of arrays (T1's loss and new parameters) is
+    flattened and concatenated, outside the timed call."""
+    if isinstance(result, (tuple, list)):
+        return np.concatenate([np.ravel(np.asarray(part)) for part in result])
+    return np.asarray(result)
+
+
 def reference(workload: Workload, inputs: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """NumPy's float64 answer on the float32 inputs, and the error scale of each element."""
     wide = [array.astype(np.float64) for array in inputs.values()]
-    answer = np.asarray(workload.expression(np, *wide))
+    answer = flat_result(workload.expression(np, *wide))
     scale = np.abs(answer) if workload.magnitude is None else np.asarray(workload.magnitude(*wide))
     return answer, scale
 
 
 def check(result, answer: np.ndarray, scale: np.ndarray) -> tuple[bool, str]:
     """Whether `result` matches (shape, then dtype float32, then values); and a short verdict."""
-    result = np.asarray(result)
+    result = flat_result(result)
     if result.shape != answer.shape:
         return False, f"shape {result.shape} != {answer.shape}"
     if result.dtype != np.float32:

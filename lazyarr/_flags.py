@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 
 @dataclass(frozen=True)
 class Flags:
-    backend: str = "interpreter"        # interpreter | cpu | gpu (cpu and gpu arrive with their issues)
+    backend: str = "cpu"                # cpu (llvmlite) | interpreter (the NumPy oracle) | gpu (to come)
     dump_to: str = ""                    # directory for per-module dumps; empty: no dumps
     dump_passes: bool = False            # also dump the HLO after every pass
     disable_passes: tuple[str, ...] = () # pass names to skip

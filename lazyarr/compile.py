@@ -124,6 +124,7 @@ def cache_info() -> CacheInfo:
 def clear_cache() -> None:
     """Forget every compiled executable (the next evaluations compile again)."""
     _CACHE.clear()
+    _SYMBOLIC.clear()
     _INFO.hits = _INFO.misses = 0
     _INFO.compile_seconds = 0.0
 
@@ -143,15 +144,29 @@ class SizedExecutable:
         return getattr(self.executable, name)
 
 
+_SYMBOLIC: dict[tuple, tuple[tuple, tuple[int, ...]]] = {}  # concrete key -> (key, sizes)
+
+
 def _cache_key(module: Module, backend_name: str) -> tuple[tuple, Module, tuple[int, ...]]:
     """(key, module to compile, real sizes): for a backend whose code takes sizes at run time,
-    the module with placeholder sizes (lazyarr/symbolic_sizes.py), so new sizes reuse it."""
-    sizes: tuple[int, ...] = ()
-    if getattr(get_backend(backend_name), "symbolic_sizes", False) and not _flags.FLAGS.specialize_sizes:
+    the module with placeholder sizes (lazyarr/symbolic_sizes.py), so new sizes reuse it.
+    Remembered per concrete graph: a loop evaluating the same shapes symbolizes once."""
+    concrete = (backend_name, module.entry.parameters, module.entry.outputs)
+    if not getattr(get_backend(backend_name), "symbolic_sizes", False) or _flags.FLAGS.specialize_sizes:
+        return concrete, module, ()
+    known = _SYMBOLIC.get(concrete)
+    if known is None:
         symbolic = symbolize(module)
-        if symbolic is not None:
-            module, sizes = symbolic
-    return (backend_name, module.entry.parameters, module.entry.outputs), module, sizes
+        known = (concrete, ()) if symbolic is None else (
+            (backend_name, symbolic[0].entry.parameters, symbolic[0].entry.outputs), symbolic[1])
+        if len(_SYMBOLIC) >= _CACHE_LIMIT:
+            _SYMBOLIC.clear()
+        _SYMBOLIC[concrete] = known
+    key, sizes = known
+    if not sizes:
+        return key, module, ()
+    # A fresh module each time: compiling rewrites the module it is given.
+    return key, Module(module.name, Computation(module.entry.name, key[1], key[2])), sizes
 
 
 def compile_module(module: Module, backend_name: str):

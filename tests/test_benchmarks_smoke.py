@@ -21,7 +21,7 @@ def test_quick_benchmark_runs_and_every_check_passes(tmp_path):
     assert completed.returncode == 0, completed.stdout + completed.stderr
     document = json.loads(output.read_text())
     rows = document["results"]
-    assert {row["workload"] for row in rows} >= {"W1", "W2", "W3", "W4", "W5", "W6", "W7a", "W7b", "W8:W2"}
+    assert {row["workload"] for row in rows} >= {"W1", "W2", "W3", "W4", "W5", "W6", "W7a", "W7b", "W8:W2", "T1"}
     failed = [(row["workload"], row["impl"], row["check"]) for row in rows if not row["passed"]]
     assert failed == []
     assert document["all_checks_passed"] is True

@@ -41,7 +41,7 @@ _PARALLEL_THRESHOLD = 1 << 16
 def aligned_empty(shape, dtype) -> np.ndarray:
     """An uninitialized array whose data starts on a 64-byte boundary."""
     dtype = np.dtype(dtype)
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)  # not np.prod: ~2 µs of dispatch per output on every run
     nbytes = max(count, 1) * dtype.itemsize
     raw = np.empty(nbytes + _ALIGNMENT, dtype=np.uint8)
     offset = (-raw.ctypes.data) % _ALIGNMENT

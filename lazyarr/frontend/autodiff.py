@@ -22,10 +22,9 @@ import operator
 from .. import dtypes
 from ..hlo import Instruction, fresh_parameter, make, replace_all
 from ..hlo.autodiff import vjp_graph
-from ..hlo.ops._vjp_support import full
 from . import pytree, tracing
 from .array import Array
-from .core import as_array, from_numpy
+from .core import as_array, from_numpy, scalar_constant
 
 _ACCEPTED = ", ".join(str(dtype) for dtype in dtypes.FLOATING)
 
@@ -123,11 +122,13 @@ class _Traced:
             result, self.aux = result
         self.result = result
 
-    def finish(self, output_nodes: list[Instruction], cotangent_nodes, *, with_aux: bool = True):
-        """Replace the stand-ins by the inputs in outputs, cotangents and aux.
+    def finish(self, output_nodes: list[Instruction], cotangent_nodes=None, *, with_aux: bool = True):
+        """Replace the stand-ins by the inputs in outputs, cotangents (one per input) and aux.
 
         Returns (output arrays, cotangents as one pytree per differentiated argument, aux).
         """
+        with_gradients = cotangent_nodes is not None
+        cotangent_nodes = list(cotangent_nodes or ())
         aux_leaves, aux_tree = pytree.flatten(self.aux if with_aux else None)
         aux_arrays = [leaf for leaf in aux_leaves if isinstance(leaf, Array)]
         replacements = {id(stand_in): array._node for stand_in, array in zip(self.stand_ins, self.inputs)}
@@ -138,7 +139,7 @@ class _Traced:
         by_id = {id(array): next(rebuilt) for array in aux_arrays}
         aux = pytree.unflatten(aux_tree, [by_id.get(id(leaf), leaf) for leaf in aux_leaves])
         trees, start = [], 0
-        for treedef in self.structures if cotangents else ():
+        for treedef in self.structures if with_gradients else ():
             count = pytree.leaf_count(treedef)
             trees.append(pytree.unflatten(treedef, cotangents[start:start + count]))
             start += count
@@ -167,7 +168,7 @@ def _value_and_grad_call(where, fun, argnums, has_aux, args, kwargs):
     positions = _argument_positions(where, argnums, len(args))
     traced = _Traced(where, fun, args, kwargs, positions, has_aux)
     output = _scalar_output(where, traced.result)
-    seed = full(1, output.dtype, ())
+    seed = scalar_constant(1, output.dtype)
     cotangents = vjp_graph([output._node], traced.stand_ins, [seed], where=where)
     (value,), gradients, aux = traced.finish([output._node], cotangents)
     return value, (tuple(gradients) if isinstance(argnums, tuple) else gradients[0]), aux
@@ -254,7 +255,7 @@ def vjp(fun, *primals, has_aux=False):
     for path, output in zip(paths, outputs):
         _check_differentiable_dtype(where, f"output{path}", output.dtype)
     output_nodes = [output._node for output in outputs]
-    substituted, _, aux = traced.finish(output_nodes, [])
+    substituted, _, aux = traced.finish(output_nodes)
 
     def vjp_fn(cotangents):
         cotangent_leaves, cotangent_tree = pytree.flatten(cotangents)

@@ -9,9 +9,10 @@ A signature is the arguments' pytree structure (frontend/pytree.py), each array 
 and dtype, each Python scalar's type and value, the static arguments' values, and the backend.
 Python scalars stay Python scalars while tracing, so they keep NumPy's weak promotion
 (`f32 * 0.5` is float32) and may steer Python control flow like static arguments. A new value
-re-traces (tens of µs) but does not recompile: the compile driver lifts scalar constants to
-runtime parameters, so the new graph finds the executable already in the compile cache (the
-values 0, 1, -1, 2, 3 and 0.5 stay constants, compiled once each, because they simplify).
+re-traces (about the cost of one eager evaluation of the function) but does not recompile: the
+compile driver lifts scalar constants to runtime parameters, so the new graph finds its
+executable in the compile cache (the values 0, 1, -1, 2, 3 and 0.5 stay constants, compiled
+once each, because they simplify).
 
 Inside a trace, asking a tracer for its value raises `TracedValueError` (frontend/tracing.py);
 a jitted function called during another trace is inlined into it. Lazy arrays the function
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 
 import numpy as np
 
@@ -41,11 +43,17 @@ from ..introspection import explanation_for
 from . import pytree, tracing
 from .array import _BOUND, Array, evaluate_arrays, leaf_for
 from .core import as_array
-from .jit_signature import JitCacheInfo, ShapeDtypeStruct, StaticArguments, describe_differences, scalar_key
+from .jit_signature import (
+    JitCacheInfo,
+    ShapeDtypeStruct,
+    StaticArguments,
+    call_signature,
+    describe_differences,
+    position_of,
+)
 
 __all__ = ["Compiled", "JittedFunction", "Lowered", "ShapeDtypeStruct", "jit"]
 
-_SUPPORTED_DTYPES = frozenset(dtypes.ALL)
 _CACHE_LIMIT = 256  # signatures kept per jitted function; the oldest goes first
 _PLACEHOLDER = np.empty(0)  # what build_module sees as the "buffer" of a tracer; never run
 
@@ -77,15 +85,17 @@ class _Entry:
     def __init__(self, executable, captured: list, out_tree):
         self.executable, self.captured, self.out_tree = executable, captured, out_tree
 
-    def run(self, buffers: list, user_arrays: list | None):
+    def run(self, buffers: list, user_arrays: list):
         if self.captured:
             buffers = buffers + self.captured
         arrays = []
         for result in self.executable.run(buffers):
             if type(result) is not np.ndarray:
                 result = np.asarray(result)
-            if user_arrays and any(np.may_share_memory(result, array) for array in user_arrays):
-                result = result.copy()  # never alias (nor make read-only) the caller's NumPy array
+            for array in user_arrays:
+                if np.may_share_memory(result, array):
+                    result = result.copy()  # never alias (nor make read-only) the caller's NumPy array
+                    break
             arrays.append(Array(leaf_for(result)))
         if self.out_tree is pytree.LEAF:
             return arrays[0]
@@ -147,6 +157,7 @@ class JittedFunction:
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._name = getattr(fun, "__name__", type(fun).__name__)
+        self._module_name = "jit_" + re.sub(r"[^A-Za-z0-9_]", "_", self._name)  # an HLO identifier
         self._statics = StaticArguments(fun, self._name, static_argnums, static_argnames)
         self._cache: dict = {}
         self._hits = self._misses = self._traces = self._compiles = 0
@@ -162,7 +173,7 @@ class JittedFunction:
     def __call__(self, *args, **kwargs):
         if tracing.is_tracing():
             return self._inline(args, kwargs)
-        key, buffers, user_arrays, tree = self._signature(args, kwargs)
+        key, buffers, user_arrays, tree = call_signature(self._statics, args, kwargs)
         try:
             entry = self._cache.get(key)
         except TypeError:
@@ -172,65 +183,6 @@ class JittedFunction:
         else:
             self._hits += 1
         return entry.run(buffers, user_arrays)
-
-    def _signature(self, args, kwargs, *, abstract: bool = False):
-        """(cache key, argument buffers, the caller's NumPy arrays among them, dynamic tree).
-
-        The hot path of every call: one pass over the leaves, no graph building. With
-        `abstract` (lower, explain) leaves need only a shape and dtype: nothing is evaluated.
-        """
-        if self._statics.none and not kwargs:
-            fast = _evaluated_arrays_signature(args)
-            if fast is not None:
-                return fast
-        tree, statics = self._statics.tree_of(args, kwargs)
-        leaves, treedef = pytree.flatten(tree)
-        signature, buffers, user_arrays, lazy = [], [], None, None
-        for leaf in leaves:
-            kind = type(leaf)
-            if kind is Array:
-                node = leaf._node
-                signature.append((node.shape, node.dtype))
-                buffer = _BOUND.get(node)
-                if buffer is None and not abstract:
-                    lazy = [] if lazy is None else lazy
-                    lazy.append((len(buffers), leaf))
-                buffers.append(buffer)
-            elif kind is np.ndarray and leaf.dtype in _SUPPORTED_DTYPES:
-                signature.append((leaf.shape, leaf.dtype))
-                buffers.append(leaf)
-                user_arrays = [leaf] if user_arrays is None else user_arrays + [leaf]
-            elif kind is float or kind is int or kind is bool or kind is complex:
-                signature.append(scalar_key(leaf))
-            else:
-                buffer = self._other_leaf(leaf, args, kwargs, abstract)
-                signature.append(scalar_key(leaf) if buffer is None else (buffer.shape, buffer.dtype))
-                if buffer is not None:
-                    buffers.append(buffer)
-        if lazy is not None:  # lazy array arguments: evaluate them together first
-            evaluate_arrays([leaf for _, leaf in lazy])
-            for index, leaf in lazy:
-                buffers[index] = _BOUND[leaf._node]
-        return (treedef, tuple(signature), statics, _flags.FLAGS.backend), buffers, user_arrays, tree
-
-    def _other_leaf(self, leaf, args, kwargs, abstract):
-        """The buffer for a less common leaf (None for a Python scalar), or a TypeError."""
-        if dtypes.weak_scalar_type(leaf) is not None:
-            return None
-        if isinstance(leaf, ShapeDtypeStruct) and abstract:
-            return leaf
-        if isinstance(leaf, (np.ndarray, np.generic)):
-            buffer = np.asarray(leaf)
-            if buffer.dtype in _SUPPORTED_DTYPES:
-                return buffer
-            problem = f"has dtype {buffer.dtype}, which lazyarr does not support"
-        elif isinstance(leaf, ShapeDtypeStruct):
-            problem = "is a ShapeDtypeStruct, which has no data (pass it to .lower() or .explain())"
-        else:
-            problem = (f"is a {type(leaf).__name__}; arguments must be arrays (lazyarr or NumPy), Python "
-                       "scalars, or tuples, lists and dicts of them (mark it static with static_argnums)")
-        position = _position_of(leaf, args, kwargs)
-        raise TypeError(f"la.jit({self._name}): argument {position} {problem}")
 
     def _compile(self, key, tree, args, kwargs) -> _Entry:
         """The miss path: trace, build the module, compile (or find it compiled), cache it."""
@@ -267,7 +219,7 @@ class JittedFunction:
             result = self._fun(*call_args, **call_kwargs)
         out_leaves, out_tree = pytree.flatten(result)
         outputs = [self._output_node(leaf, result) for leaf in out_leaves]
-        return _Traced(f"jit_{self._name}", parameters, outputs, out_tree)
+        return _Traced(self._module_name, parameters, outputs, out_tree)
 
     def _output_node(self, leaf, result):
         if isinstance(leaf, Array):
@@ -275,7 +227,7 @@ class JittedFunction:
         if dtypes.weak_scalar_type(leaf) is not None or isinstance(leaf, (np.ndarray, np.generic)):
             return as_array(leaf, where=f"la.jit({self._name}) result")._node
         raise TypeError(
-            f"la.jit({self._name}): result {_position_of(leaf, result, {}, 'result')} is a "
+            f"la.jit({self._name}): {position_of(leaf, result, {}, 'result')} is a "
             f"{type(leaf).__name__}; a jitted function returns arrays, or tuples, lists and dicts of them"
         )
 
@@ -303,14 +255,14 @@ class JittedFunction:
         `.module` has one parameter per array leaf of the arguments, in flattened order, and one
         output per leaf of the result; closed-over arrays are constants in it.
         """
-        key, _, _, tree = self._signature(args, kwargs, abstract=True)
+        key, _, _, tree = call_signature(self._statics, args, kwargs, abstract=True)
         traced = self._trace(tree, args, kwargs)
         module, _ = traced.build(for_execution=False)
         return Lowered(self, key, module, traced.out_tree)
 
     def explain(self, *args, **kwargs):
         """The compile report (HLO before and after, fusion, buffers) of calling with these arguments."""
-        key, _, _, tree = self._signature(args, kwargs, abstract=True)
+        key, _, _, tree = call_signature(self._statics, args, kwargs, abstract=True)
         module, _ = self._trace(tree, args, kwargs).build(for_execution=True)
         before = print_module(module)
         misses = cache_info().misses
@@ -367,48 +319,20 @@ class Compiled:
         self._jitted, self._key, self._entry = jitted, key, entry
 
     def __call__(self, *args, **kwargs):
-        key, buffers, user_arrays, _ = self._jitted._signature(args, kwargs)
+        key, buffers, user_arrays, _ = call_signature(self._jitted._statics, args, kwargs)
         if key != self._key:
             differences = "; ".join(describe_differences(self._key, key))
             raise TypeError(f"la.jit({self._jitted._name}) compiled for another signature: {differences}")
         return self._entry.run(buffers, user_arrays)
 
 
-_FLAT_TREEDEFS = [(tuple, (pytree.LEAF,) * count) for count in range(16)]
-
-
-def _evaluated_arrays_signature(args: tuple):
-    """`_signature` for the commonest call, a few evaluated lazyarr arrays: no pytree walk."""
-    if len(args) >= len(_FLAT_TREEDEFS):
-        return None
-    signature, buffers = [], []
-    for arg in args:
-        if type(arg) is not Array:
-            return None
-        node = arg._node
-        buffer = _BOUND.get(node)
-        if buffer is None:
-            return None
-        signature.append((node.shape, node.dtype))
-        buffers.append(buffer)
-    key = (_FLAT_TREEDEFS[len(args)], tuple(signature), None, _flags.FLAGS.backend)
-    return key, buffers, None, args
-
-
-def _position_of(leaf, args, kwargs, prefix: str = "args") -> str:
-    """Where `leaf` sits among the arguments, as indexing (`args[1]['w']`), for error messages."""
-    for name, tree in ((prefix, args), ("kwargs", kwargs)):
-        leaves, _ = pytree.flatten(tree)
-        for candidate, path in zip(leaves, pytree.leaf_paths(tree)):
-            if candidate is leaf:
-                return name + path
-    return "?"
-
-
 def _evaluate_captured_lazy_arrays(fun) -> None:
     """Evaluate lazy arrays `fun` closes over, so the module captures their buffers instead of
     recomputing them on each call: closure cells, globals it names, partial's arguments, and
-    the items of lists, tuples and dicts among those (one level)."""
+    the items of lists, tuples and dicts among those (one level). Not while another function is
+    traced: a closure may then hold that trace's tracers, which have no value."""
+    if tracing.is_tracing():
+        return
     values = []
     while isinstance(fun, functools.partial):
         values += [*fun.args, *fun.keywords.values()]

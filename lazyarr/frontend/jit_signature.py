@@ -1,9 +1,11 @@
-"""The parts of a `la.jit` signature: static arguments, Python-scalar keys, ShapeDtypeStruct.
+"""The signature of a `la.jit` call: static arguments, leaf keys, ShapeDtypeStruct.
 
 `la.jit` keys its executables by (argument treedef, per-leaf signature, static arguments,
-backend); this module holds how static arguments are found and split off a call, how a
-Python scalar is keyed, how two keys are told apart in words (for --explain_cache_misses and
-errors), and the abstract array `ShapeDtypeStruct` that `f.lower(...)` accepts.
+backend). This module computes that key for a call, with the argument buffers, in one pass
+(`call_signature`, the hot path of every jitted call); it also holds how static arguments are
+found and split off a call, how a Python scalar is keyed, how two keys are told apart in words
+(for --explain_cache_misses and errors), and the abstract array `ShapeDtypeStruct` that
+`f.lower(...)` accepts.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import dtypes
+from .. import _flags, dtypes
+from . import pytree
+from .array import _BOUND, Array, evaluate_arrays
 
 
 class ShapeDtypeStruct:
@@ -210,16 +214,17 @@ class StaticArguments:
 
 
 def _as_tuple(value, kind, what: str, name: str) -> tuple:
+    wanted = "an int" if kind is int else "a str"
+    problem = TypeError(f"la.jit({name}): {what} must be {wanted} or a sequence of them, got {value!r}")
+    if isinstance(value, str) and kind is not str:
+        raise problem
     items = (value,) if isinstance(value, kind) else value
     try:
         items = tuple(items)
     except TypeError:
-        raise TypeError(f"la.jit({name}): {what} must be a {kind.__name__} or a sequence of them, got {value!r}") from None
-    for item in items:
-        if not isinstance(item, kind) or isinstance(item, bool):
-            raise TypeError(
-                f"la.jit({name}): {what} must be a {kind.__name__} or a sequence of them, got {value!r}"
-            )
+        raise problem from None
+    if any(not isinstance(item, kind) or isinstance(item, bool) for item in items):
+        raise problem
     return items
 
 
@@ -258,3 +263,108 @@ def _statics_text(statics) -> str:
     parts = [f"#{index}={value!r}" for index, _, value in positional]
     parts += [f"{keyword}={value!r}" for keyword, _, value in keywords]
     return "(" + ", ".join(parts) + ")"
+
+
+# -- the signature of one call: the hot path of every jitted call --------------------------------
+
+_SUPPORTED_DTYPES = frozenset(dtypes.ALL)
+_FLAT_TREEDEFS = [(tuple, (pytree.LEAF,) * count) for count in range(16)]
+
+
+def call_signature(statics: StaticArguments, args: tuple, kwargs: dict, *, abstract: bool = False):
+    """(cache key, argument buffers, the caller's NumPy arrays among them, dynamic tree) of a call.
+
+    One pass over the leaves, no graph building. Lazy array arguments are evaluated (together).
+    With `abstract` (lower, explain) leaves need only a shape and dtype: nothing is evaluated,
+    and ShapeDtypeStructs are accepted.
+    """
+    if statics.none and not kwargs:
+        fast = _flat_arrays_signature(args)
+        if fast is not None:
+            return fast
+    tree, static_values = statics.tree_of(args, kwargs)
+    leaves, treedef = pytree.flatten(tree)
+    signature, buffers, user_arrays, lazy = [], [], [], []
+    for leaf in leaves:
+        kind = type(leaf)
+        if kind is Array:
+            node = leaf._node
+            signature.append((node.shape, node.dtype))
+            buffer = _BOUND.get(node)
+            if buffer is None and not abstract:
+                lazy.append((len(buffers), leaf))
+            buffers.append(buffer)
+        elif kind is np.ndarray and leaf.dtype in _SUPPORTED_DTYPES:
+            signature.append((leaf.shape, leaf.dtype))
+            buffers.append(leaf)
+            user_arrays.append(leaf)
+        elif kind is float or kind is int or kind is bool or kind is complex:
+            signature.append(scalar_key(leaf))
+        else:
+            buffer = _other_leaf(statics.name, leaf, args, kwargs, abstract)
+            if buffer is None:
+                signature.append(scalar_key(leaf))
+                continue
+            signature.append((buffer.shape, buffer.dtype))
+            buffers.append(buffer)
+            if isinstance(leaf, np.ndarray):  # a subclass (memmap, ...): may share the caller's memory
+                user_arrays.append(buffer)
+    if lazy:
+        evaluate_arrays([leaf for _, leaf in lazy])
+        for index, leaf in lazy:
+            buffers[index] = _BOUND[leaf._node]
+    return (treedef, tuple(signature), static_values, _flags.FLAGS.backend), buffers, user_arrays, tree
+
+
+def _flat_arrays_signature(args: tuple):
+    """`call_signature` of the commonest call, a few evaluated lazyarr or NumPy arrays, without
+    a pytree walk; None when another kind of argument is there."""
+    if len(args) >= len(_FLAT_TREEDEFS):
+        return None
+    signature, buffers, user_arrays = [], [], []
+    for arg in args:
+        kind = type(arg)
+        if kind is Array:
+            node = arg._node
+            buffer = _BOUND.get(node)
+            if buffer is None:
+                return None
+            signature.append((node.shape, node.dtype))
+            buffers.append(buffer)
+        elif kind is np.ndarray and arg.dtype in _SUPPORTED_DTYPES:
+            signature.append((arg.shape, arg.dtype))
+            buffers.append(arg)
+            user_arrays.append(arg)
+        else:
+            return None
+    key = (_FLAT_TREEDEFS[len(args)], tuple(signature), None, _flags.FLAGS.backend)
+    return key, buffers, user_arrays, args
+
+
+def _other_leaf(name: str, leaf, args, kwargs, abstract: bool):
+    """The buffer for a less common leaf (None for a Python scalar), or a TypeError."""
+    if dtypes.weak_scalar_type(leaf) is not None:
+        return None
+    if isinstance(leaf, ShapeDtypeStruct) and abstract:
+        return leaf
+    if isinstance(leaf, (np.ndarray, np.generic)):
+        buffer = np.asarray(leaf)
+        if buffer.dtype in _SUPPORTED_DTYPES:
+            return buffer
+        problem = f"has dtype {buffer.dtype}, which lazyarr does not support"
+    elif isinstance(leaf, ShapeDtypeStruct):
+        problem = "is a ShapeDtypeStruct, which has no data (pass it to .lower() or .explain())"
+    else:
+        problem = (f"is a {type(leaf).__name__}; arguments must be arrays (lazyarr or NumPy), Python "
+                   "scalars, or tuples, lists and dicts of them (mark it static with static_argnums)")
+    raise TypeError(f"la.jit({name}): argument {position_of(leaf, args, kwargs)} {problem}")
+
+
+def position_of(leaf, args, kwargs, prefix: str = "args") -> str:
+    """Where `leaf` sits among the arguments, as indexing (`args[1]['w']`), for error messages."""
+    for name, tree in ((prefix, args), ("kwargs", kwargs)):
+        leaves, _ = pytree.flatten(tree)
+        for candidate, path in zip(leaves, pytree.leaf_paths(tree)):
+            if candidate is leaf:
+                return name + path
+    return "?"

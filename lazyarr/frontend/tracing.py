@@ -10,9 +10,10 @@ operation that asked for the value and the fix.
 The operation is read from the call stack: the outermost lazyarr frame below the user's code
 is the call the user wrote (`bool(x)` enters through `Array.__bool__`, `x[mask]` through
 `getitem`, `la.unique(x)` through `unique`). Conversions the user asked for (`float`, `print`,
-`np.asarray`, ...) get one message, `bool` (an `if` on a traced value) another, and every
-other frontend function that evaluates does so because its result's shape depends on the
-values (`nonzero`, `unique`, masks, `repeat` with array counts), which gets the third.
+`np.asarray`, ...) get one message, `bool` (an `if` on a traced value) another, NumPy functions
+lazyarr has no lazy version of (computed by NumPy on the values) a third, and every other
+frontend function that evaluates does so because its result's shape depends on the values
+(`nonzero`, `unique`, masks, `repeat` with array counts), which gets the fourth.
 """
 
 from __future__ import annotations
@@ -94,24 +95,29 @@ def check_concrete(nodes: Sequence[Instruction], is_bound: Callable[[Instruction
     if not trace.active:
         raise TracedValueError(escaped_tracer_message(trace))
     display, kind = _requesting_operation()
-    name = trace.function_name
+    where = f"{display} on a traced array inside la.jit({trace.function_name})"
     if kind == "control flow":
         message = (
-            f"{display} on a traced array inside la.jit({name}): Python control flow on a traced value: "
-            "use la.where, or mark the argument static with static_argnums (or static_argnames), "
-            "which compiles one version per value"
+            f"{where} (an if, while, assert, and/or on an array): Python control flow on a traced value: "
+            "use la.where, or mark the argument static with static_argnums (or static_argnames) to "
+            "compile one version per value"
+        )
+    elif kind == "numpy":
+        message = (
+            f"{where}: lazyarr has no lazy version of it, so NumPy would compute it from the values, which a "
+            "traced array does not have yet; use lazyarr functions inside la.jit, or call it outside la.jit"
         )
     elif kind == "conversion":
         message = (
-            f"{display} needs the value of a traced array inside la.jit({name}), and traced arrays have "
-            "no value while the function is being compiled: return the array from the jitted function "
-            "and convert it outside, or mark the argument static with static_argnums (or static_argnames)"
+            f"{where}: a traced array has no value while the function is being compiled; return it from "
+            "the jitted function and convert the result, or mark the argument static with static_argnums "
+            "(or static_argnames)"
         )
     else:
         message = (
-            f"{display} on a traced array inside la.jit({name}) needs the array's values to know the shape "
-            "of its result: data-dependent shape in jit: use la.where(mask, x, 0) to keep the shape "
-            "(e.g. la.sum(la.where(mask, x, 0)) instead of x[mask].sum()), or call it outside la.jit"
+            f"{where} needs the array's values to know the shape of its result; data-dependent shape in "
+            "jit: use la.where(mask, x, 0) to keep shapes static (la.sum(la.where(mask, x, 0)) for "
+            "x[mask].sum()), or call it outside la.jit"
         )
     raise TracedValueError(message)
 
@@ -142,7 +148,7 @@ _PACKAGE_DIRECTORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Array methods (and la.eval) that hand a value to Python: what the user wrote, for the message.
 _CONVERSIONS = {
-    "__bool__": "bool() (an `if`, `while`, `and`/`or` or `assert` on an array)",
+    "__bool__": "bool()",
     "__float__": "float()", "__int__": "int()", "__complex__": "complex()",
     "__index__": "use as a Python integer (operator.index)", "item": ".item()", "tolist": ".tolist()",
     "numpy": ".numpy()", "__array__": "np.asarray()", "__repr__": "repr() or print()",
@@ -160,12 +166,14 @@ def _requesting_operation() -> tuple[str, str]:
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIRECTORY):
         frames.append(frame)
         frame = frame.f_back
-    for frame in reversed(frames):  # outermost first
+    frames.reverse()  # outermost first
+    for position, frame in enumerate(frames):
         name = frame.f_code.co_name
         file_name = os.path.basename(frame.f_code.co_filename)
         if file_name == "interop.py" and name in ("array_function", "array_ufunc"):
             function = frame.f_locals.get("func", frame.f_locals.get("ufunc"))
-            return f"np.{getattr(function, '__name__', 'function')}", "data-dependent"
+            falls_back = any(inner.f_code.co_name == "to_numpy" for inner in frames[position + 1:])
+            return f"np.{getattr(function, '__name__', 'function')}", "numpy" if falls_back else "data-dependent"
         if file_name in ("array.py", "evaluation.py") and name in _CONVERSIONS:
             return _CONVERSIONS[name], "control flow" if name == "__bool__" else "conversion"
         if file_name in _WRAPPER_FILES or name.startswith("_"):

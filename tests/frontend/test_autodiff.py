@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import lazyarr as la
-from lazyarr.frontend.jit import jit
 from lazyarr.frontend.tracing import TracedValueError
 from lazyarr.hlo import fresh_parameter
 
@@ -31,7 +30,20 @@ def backend(request):
     la.set_backend(previous)
 
 
-def values(shape=hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=4), low=-3.0, high=3.0):
+@pytest.fixture
+def interpreter():
+    """For tests about the API rather than values: the reference backend, whatever ran before."""
+    previous = la.get_backend_name()
+    la.set_backend("interpreter")
+    yield
+    la.set_backend(previous)
+
+
+# A few shapes (a size-1 dim, a vector, a matrix): each new shape compiles anew on the CPU backend.
+SHAPES = st.sampled_from([(1,), (5,), (2, 3)])
+
+
+def values(shape=SHAPES, low=-3.0, high=3.0):
     return hnp.arrays(F64, shape, elements=st.floats(low, high, allow_subnormal=False))
 
 
@@ -65,13 +77,15 @@ def test_gradient_of_logsumexp_is_softmax(backend, x):
 @given(x=values())
 def test_gradients_of_mean_var_std(backend, x):
     count, centred = x.size, x - x.mean()
+    # mean: the cotangent 1 divided by the count, one rounding.
     np.testing.assert_allclose(np.asarray(la.grad(la.mean)(x)), np.full(x.shape, 1 / count), rtol=1e-15)
     # var: 2 (x - mean) / n; rounding of the mean (a sum of n <= 16 values) bounds the error
     # by ~16 eps * max|x| absolute.
     np.testing.assert_allclose(np.asarray(la.grad(la.var)(x)), 2 * centred / count, rtol=1e-12, atol=1e-13)
     if x.std() > 1e-3:  # std is not differentiable where every value is equal
+        # As var, divided by std >= 1e-3, which scales the absolute error up by at most 1e3.
         expected = centred / (count * x.std())
-        np.testing.assert_allclose(np.asarray(la.grad(la.std)(x)), expected, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(la.grad(la.std)(x)), expected, rtol=1e-10, atol=1e-10)
 
 
 @given(
@@ -138,27 +152,29 @@ STEP = 1e-6
 
 
 @pytest.mark.parametrize("name", sorted(COMPOSITES))
-@settings(max_examples=min(settings().max_examples, 5))  # x 2 backends x 10 functions
+@settings(max_examples=max(1, settings().max_examples // 8))  # x 2 backends x 10 functions: 5 on ci
 @given(seed=st.integers(0, 2**32 - 1))
 def test_composites_match_finite_differences(backend, name, seed):
+    """Random x away from zero (|x| >= 0.2): the kinks of max, min and clip are hit with
+    probability ~1e-6 per example, too rarely to matter."""
     function = COMPOSITES[name]
     generator = np.random.default_rng(seed)
     x = generator.uniform(0.2, 2.0, (3, 4)) * generator.choice([-1.0, 1.0], (3, 4))
     direction = generator.uniform(-1.0, 1.0, (3, 4))
+    # float64: STEP = 1e-6 errs by ~1e-10 relative (see tests/hlo/test_vjp_rules.py); 1e-6
+    # leaves room for the larger values norms and divisions by std produce. The float32 round
+    # trip rounds inputs and results to 6e-8 relative: a step of 1e-3 keeps that below 1e-3 of
+    # the estimate (truncation ~1e-6), and 1e-2 still catches any wrong factor.
+    step, tolerance = (1e-3, 1e-2) if "float32" in name else (STEP, 1e-6)
     exact = float(np.sum(np.asarray(la.grad(function)(x)) * direction))
-    estimate = (float(function(x + STEP * direction)) - float(function(x - STEP * direction))) / (2 * STEP)
-    # Central differences in float64: ~1e-10 relative (see tests/hlo/test_vjp_rules.py); the
-    # float32 round trip rounds to 6e-8 relative, which STEP turns into ~0.1 absolute error
-    # in the estimate, so it gets a tolerance of its own.
-    tolerance = 0.5 if "float32" in name else 1e-5
-    # Extrema and clip have kinks: a random x lands within STEP of one with probability ~1e-6.
+    estimate = (float(function(x + step * direction)) - float(function(x - step * direction))) / (2 * step)
     assert abs(exact - estimate) <= tolerance * (1 + abs(estimate)), (exact, estimate)
 
 
 # --- API ------------------------------------------------------------------------------------
 
 
-def test_value_and_grad_and_has_aux():
+def test_value_and_grad_and_has_aux(interpreter):
     x = np.array([1.0, 2.0, 3.0])
 
     def loss(v):
@@ -174,19 +190,19 @@ def test_value_and_grad_and_has_aux():
     assert float(la.value_and_grad(lambda v: la.sum(v))(x)[0]) == 6.0
 
 
-def test_argnums_keywords_and_arguments_passed_through():
+def test_argnums_keywords_and_arguments_passed_through(interpreter):
     def loss(a, label, b, *, scale):
         assert label == "not an array"
         return la.sum(a * b) * scale
 
     a, b = np.array([1.0, 2.0]), np.array([3.0, 5.0])
-    grad_a, grad_b = la.grad(loss, argnums=(0, -2))(a, "not an array", b, scale=2.0)
+    grad_a, grad_b = la.grad(loss, argnums=(0, -1))(a, "not an array", b, scale=2.0)
     np.testing.assert_array_equal(np.asarray(grad_a), 2 * b)
     np.testing.assert_array_equal(np.asarray(grad_b), 2 * a)
     assert isinstance(la.grad(loss, argnums=(2,))(a, "not an array", b, scale=1.0), tuple)
 
 
-def test_pytree_arguments_get_gradients_of_the_same_structure():
+def test_pytree_arguments_get_gradients_of_the_same_structure(interpreter):
     params = {"w": np.array([[1.0, 2.0], [3.0, 4.0]]), "b": (np.array([0.5, -0.5]), 2.0)}
     x = np.array([1.0, -1.0])
 
@@ -201,7 +217,7 @@ def test_pytree_arguments_get_gradients_of_the_same_structure():
     assert float(gradients["b"][1]) == np.sum(residual ** 2)
 
 
-def test_gradients_are_typed_like_the_inputs_and_lazy():
+def test_gradients_are_typed_like_the_inputs_and_lazy(interpreter):
     single = la.grad(lambda v: la.sum(la.exp(v)))(np.ones(3, np.float32))
     assert single.dtype == np.float32 and single.shape == (3,)
     scalar = la.grad(lambda v: v * v)(3.0)  # a Python float differentiates as float64
@@ -212,7 +228,7 @@ def test_gradients_are_typed_like_the_inputs_and_lazy():
     np.testing.assert_array_equal(np.asarray(gradient), 3 * (2 * np.arange(3.0)) ** 2)
 
 
-def test_arguments_are_independent_of_each_other_and_of_closures():
+def test_arguments_are_independent_of_each_other_and_of_closures(interpreter):
     x = la.asarray([1.0, 2.0])
     grad_first, grad_second = la.grad(lambda a, b: la.sum(a * b * b), argnums=(0, 1))(x, x)
     np.testing.assert_array_equal(np.asarray(grad_first), [1.0, 4.0])
@@ -221,7 +237,7 @@ def test_arguments_are_independent_of_each_other_and_of_closures():
     np.testing.assert_array_equal(np.asarray(closed_over), [1.0, 2.0])
 
 
-def test_vjp_with_non_scalar_and_several_outputs():
+def test_vjp_with_non_scalar_and_several_outputs(interpreter):
     x = np.array([1.0, 2.0, 3.0])
     outputs, pull_back = la.vjp(lambda v: (v * v, la.sum(v)), x)
     np.testing.assert_array_equal(np.asarray(outputs[0]), x * x)
@@ -250,6 +266,7 @@ def test_higher_derivatives(backend):
     hessian_vector = la.grad(lambda v: la.sum(la.grad(logsumexp)(v) * direction))(x)
     probabilities = softmax(x)
     hessian = np.diag(probabilities) - np.outer(probabilities, probabilities)
+    # Two sweeps over exp, sum and divide of 3 values of order 1: 1e-12 relative is ample.
     np.testing.assert_allclose(np.asarray(hessian_vector), hessian @ direction, rtol=1e-12, atol=1e-15)
 
 
@@ -259,12 +276,13 @@ def test_composes_with_jit(backend):
 
     x = np.array([0.3, -1.2, 2.0])
     expected = np.tanh(x) + x * (1 - np.tanh(x) ** 2)
+    jit = la.jit
     for gradient in (la.grad(loss)(x), la.grad(jit(loss))(x), jit(la.grad(loss))(x), jit(la.grad(jit(loss)))(x)):
         # tanh on the CPU backend is its own polynomial: a few ulps from NumPy's.
         np.testing.assert_allclose(np.asarray(gradient), expected, rtol=1e-14)
 
 
-def test_inputs_without_buffers_are_substituted_back():
+def test_inputs_without_buffers_are_substituted_back(interpreter):
     """As inside la.jit: the gradient is a graph over the caller's own parameter leaf."""
     leaf = fresh_parameter((3,), F64)
     gradient = la.grad(lambda v: la.sum(v * v))(la.Array(leaf))
@@ -275,7 +293,7 @@ def test_inputs_without_buffers_are_substituted_back():
     np.testing.assert_array_equal(value, 2 * buffer)
 
 
-def test_deep_graphs_do_not_recurse():
+def test_deep_graphs_do_not_recurse(interpreter):
     def chain(v):
         for _ in range(3000):  # three times the default recursion limit
             v = v * 1.0001
@@ -289,7 +307,7 @@ def test_deep_graphs_do_not_recurse():
 # --- errors ---------------------------------------------------------------------------------
 
 
-def test_integer_bool_and_complex_inputs_are_refused():
+def test_integer_bool_and_complex_inputs_are_refused(interpreter):
     with pytest.raises(TypeError, match="argument 0 has dtype int64; only real floating"):
         la.grad(la.sum)(np.arange(3))
     with pytest.raises(TypeError, match="argument 1 has dtype bool"):
@@ -302,7 +320,7 @@ def test_integer_bool_and_complex_inputs_are_refused():
         la.grad(lambda p: la.sum(p["w"]))({"w": np.arange(2)})
 
 
-def test_outputs_must_be_real_floating_scalars():
+def test_outputs_must_be_real_floating_scalars(interpreter):
     with pytest.raises(TypeError, match=r"scalar \(0-d\) array, got shape \(3,\); use la.vjp"):
         la.grad(lambda v: v * 2)(np.ones(3))
     with pytest.raises(TypeError, match="output has dtype int64"):
@@ -315,12 +333,12 @@ def test_outputs_must_be_real_floating_scalars():
         la.vjp(lambda v: v > 0, np.ones(3))
 
 
-def test_missing_rule_is_named():
+def test_missing_rule_is_named(interpreter):
     with pytest.raises(NotImplementedError, match="la.grad: no VJP rule for op 'sort'"):
         la.grad(lambda v: la.sum(la.sort(v) * la.arange(3.0)))(np.ones(3))
 
 
-def test_bad_argnums_and_evaluation_inside_are_explained():
+def test_bad_argnums_and_evaluation_inside_are_explained(interpreter):
     with pytest.raises(ValueError, match="argnums 2 is out of range for 2 positional arguments"):
         la.grad(lambda a, b: la.sum(a), argnums=2)(np.ones(2), np.ones(2))
     with pytest.raises(ValueError, match="names an argument twice"):
@@ -333,3 +351,11 @@ def test_bad_argnums_and_evaluation_inside_are_explained():
 
     with pytest.raises(TracedValueError, match="branches evaluated .* use la.where"):
         la.grad(branches)(np.ones(2))
+
+
+def test_docstring_examples(interpreter):
+    import doctest
+
+    import lazyarr.frontend.autodiff
+
+    assert doctest.testmod(lazyarr.frontend.autodiff).failed == 0

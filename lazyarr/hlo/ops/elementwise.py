@@ -234,12 +234,16 @@ UNARY_DERIVATIVES = {
     ),
     "atanh": lambda x, y, g: divide(g, _one_minus_square(x)),
     "reciprocal": lambda x, y, g: negate(multiply(g, _square(y))),
+    # On real operands (complex ones never reach a rule: the sweep refuses them) real and conj
+    # are the identity, and imag is zero.
+    "real": lambda x, y, g: g,
+    "conj": lambda x, y, g: g,
 }
 
 # Results that are bool or integer, or piecewise constant: no gradient flows.
 UNARY_WITHOUT_GRADIENT = (
     "sign", "floor", "ceil", "trunc", "round-nearest-even",
-    "not", "is-nan", "is-inf", "is-finite", "signbit",
+    "not", "is-nan", "is-inf", "is-finite", "signbit", "imag",
 )
 
 
@@ -340,7 +344,7 @@ def _elementwise_vjp(name):
         return _binary_vjp(BINARY_DERIVATIVES[name])
     if name in UNARY_WITHOUT_GRADIENT or name in BINARY_WITHOUT_GRADIENT:
         return no_gradient
-    return None  # complex parts and nextafter: see tests/hlo/test_vjp_rules.py
+    return None  # complex and nextafter: see WITHOUT_RULE in tests/hlo/test_vjp_rules.py
 
 
 for _name, _function, _accepted, _result in UNARY:

@@ -1,0 +1,124 @@
+"""Symbolic sizes: a CPU executable compiled once serves every module that differs only in
+its sizes (lazyarr/symbolic_sizes.py), with results equal to NumPy's for each of them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lazyarr as la
+from lazyarr import _flags, shapes
+from lazyarr.compile import build_module
+from lazyarr.hlo import text
+from lazyarr.symbolic_sizes import symbolize
+
+BASE = shapes.SYMBOLIC_SIZE_BASE
+
+
+@pytest.fixture
+def cpu():
+    previous = la.get_backend_name()
+    la.set_backend("cpu")
+    la.clear_cache()
+    yield
+    la.set_backend(previous)
+
+
+def module_of(source: str):
+    return text.parse("HloModule m\nENTRY main {\n" + source + "\n}")
+
+
+def test_equal_sizes_share_a_placeholder_and_zero_and_one_stay():
+    module = module_of("""
+  p0 = f32[5,1] parameter(0)
+  p1 = f32[5,7] parameter(1)
+  b = f32[5,7] broadcast(p0), dimensions={0,1}, shape={5,7}
+  a = f32[5,7] add(b, p1)
+  z = f32[0,5] parameter(2)
+  ROOT r = (f32[5], f32[0,5]) tuple(a, z)""".replace("ROOT r = (f32[5], f32[0,5]) tuple(a, z)",
+                                                    "ROOT r = (f32[5,7], f32[0,5]) tuple(a, z)"))
+    symbolic, sizes = symbolize(module)
+    assert sizes == (5, 7)
+    p0, p1, p2 = symbolic.entry.parameters
+    assert p0.shape == (BASE, 1) and p1.shape == (BASE, BASE + 1) and p2.shape == (0, BASE)
+    assert symbolic.entry.outputs[0].shape == (BASE, BASE + 1)
+
+
+@pytest.mark.parametrize("body", [
+    "p0 = f32[6] parameter(0)\n  ROOT s = f32[3] slice(p0), start={0}, limit={3}, stride={1}",
+    "p0 = f32[6] parameter(0)\n  ROOT s = f32[2,3] reshape(p0), shape={2,3}",
+    "ROOT c = f32[3] constant({1, 2, 3})",
+])
+def test_ops_with_sizes_in_attributes_or_data_keep_concrete_sizes(body):
+    assert symbolize(module_of(body)) is None
+
+
+def test_same_graph_at_new_sizes_compiles_once(cpu):
+    def graph(x, y):
+        return (la.exp(x) * y[None, :] + 1.5).sum(axis=1), la.flip(x, axis=0).max(axis=0)
+
+    for rows, columns in [(3, 4), (50, 9), (1000, 33), (2, 3)]:
+        x = np.random.default_rng(rows).standard_normal((rows, columns)).astype(np.float32)
+        y = np.linspace(-1, 1, columns, dtype=np.float32)
+        total, largest = la.eval(*graph(la.asarray(x), la.asarray(y)))
+        # float32 sums of `columns` terms in another order: a few ULP of the largest partial sum
+        np.testing.assert_allclose(np.asarray(total), (np.exp(x) * y + 1.5).sum(axis=1), rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(np.asarray(largest), np.flip(x, axis=0).max(axis=0))
+    assert la.cache_info().misses == 1
+
+
+def test_a_size_that_becomes_one_or_equal_to_another_compiles_again(cpu):
+    for shape in [(4, 5), (6, 7), (1, 5), (5, 5)]:
+        x = np.arange(np.prod(shape), dtype=np.int32).reshape(shape)
+        np.testing.assert_array_equal(np.asarray(la.asarray(x).T * 3 - 1), x.T * 3 - 1)
+    # (4,5) and (6,7) share one executable; a unit size and two equal sizes are new patterns
+    assert la.cache_info().misses == 3
+
+
+def test_specialize_sizes_flag_compiles_per_shape(cpu):
+    saved = _flags.FLAGS
+    try:
+        _flags.with_overrides(specialize_sizes=True)
+        for size in (10, 11):
+            x = np.arange(size, dtype=np.float64)
+            np.testing.assert_array_equal(np.asarray(la.asarray(x) * 2.0), x * 2.0)
+        assert la.cache_info().misses == 2
+    finally:
+        _flags.FLAGS = saved
+
+
+@settings(max_examples=15, deadline=None)
+@given(rows=st.integers(2, 300), columns=st.integers(2, 300), dtype=st.sampled_from([np.int32, np.float64]))
+def test_symbolic_kernels_match_numpy_at_any_size(rows, columns, dtype):
+    previous = la.get_backend_name()
+    la.set_backend("cpu")
+    try:
+        x = (np.arange(rows * columns) % 11 - 5).astype(dtype).reshape(rows, columns)
+        lazy = la.asarray(x)
+        results = la.eval(lazy.T[::-1] + la.arange(rows, dtype=dtype), lazy.sum(axis=0), lazy.min(axis=1),
+                          la.reshape(lazy, (rows, 1, columns)) * 2)
+        expected = [x.T[::-1] + np.arange(rows, dtype=dtype), x.sum(axis=0), x.min(axis=1),
+                    np.reshape(x, (rows, 1, columns)) * 2]
+        for got, want in zip(results, expected):
+            # small integers (|x| <= 5, at most 90,000 terms): float64 sums are exact
+            np.testing.assert_array_equal(np.asarray(got), want, strict=True)
+    finally:
+        la.set_backend(previous)
+
+
+def test_large_symbolic_outputs_split_over_threads(cpu):
+    x = np.random.default_rng(0).standard_normal((512, 1024)).astype(np.float32)
+    for rows in (512, 300):
+        np.testing.assert_array_equal(np.asarray(la.asarray(x[:rows]) * 2), x[:rows] * 2)
+    assert la.cache_info().misses == 1
+
+
+def test_build_module_then_symbolize_keeps_parameter_order():
+    a, b = la.asarray(np.ones((3, 4))), la.asarray(np.ones((4,)))
+    module, buffers = build_module([(a * b)._node], lambda node: None if node.opcode != "parameter" else
+                                   __import__("lazyarr.frontend.array", fromlist=["x"]).bound_buffer(node))
+    symbolic, sizes = symbolize(module)
+    assert [p.attr("number") for p in symbolic.entry.parameters] == [0, 1]
+    assert sizes == (3, 4)
