@@ -58,7 +58,8 @@ def evaluate_arrays(arrays: Iterable[Array]) -> None:
     for node, result in zip(nodes, results):
         buffer = np.asarray(result)
         buffer.flags.writeable = False
-        _BOUND[node] = buffer
+        if node.opcode != "constant":  # interned constants are shared by every graph: keep them constants
+            _BOUND[node] = buffer
         by_node[id(node)] = leaf_for(buffer)
     for array in arrays:
         if id(array._node) in by_node:

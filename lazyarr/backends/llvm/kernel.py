@@ -177,6 +177,8 @@ class KernelBuilder:
                         value = builder.fpext(value, value_type(accumulate_dtype))
                     if reduced:
                         value = _combine(ctx, kind, accumulate_dtype, builder.load(target), value)
+                    elif kind == "sum" and dtypes.is_floating(accumulate_dtype):
+                        value = builder.fadd(_identity(ctx, kind, accumulate_dtype), value)  # -0.0 -> +0.0
                     builder.store(value, target)
                     return
                 axis = reduced[level]
