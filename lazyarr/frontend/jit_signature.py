@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _flags, dtypes
+from .. import _flags, dtypes, shapes
 from . import pytree
 from .array import _BOUND, Array, evaluate_arrays
 
@@ -52,10 +52,7 @@ class ShapeDtypeStruct:
 
     @property
     def size(self) -> int:
-        result = 1
-        for size in self.shape:
-            result *= size
-        return result
+        return shapes.size_of(self.shape)
 
     def __eq__(self, other):
         return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == (other.shape, other.dtype)

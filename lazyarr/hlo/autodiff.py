@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from .. import dtypes
 from .instruction import Instruction
+from .module import post_order
 from .op import HloError
 from .ops._vjp_support import add, is_differentiable_dtype, zeros_like
 
@@ -35,29 +36,6 @@ def _label(node: Instruction) -> str:
     if node.opcode == "custom-call":
         return f"'{node.attr('target')}' (a custom-call)"
     return f"'{node.opcode}'"
-
-
-def _post_order_until(outputs: Sequence[Instruction], stops: set[int]) -> list[Instruction]:
-    """Reachable nodes, operands first, without descending below the nodes in `stops`."""
-    order: list[Instruction] = []
-    visited: set[int] = set()
-    for root in outputs:
-        if id(root) in visited:
-            continue
-        visited.add(id(root))
-        stack = [(root, 0)]
-        while stack:
-            node, next_operand = stack[-1]
-            if id(node) not in stops and next_operand < len(node.operands):
-                stack[-1] = (node, next_operand + 1)
-                operand = node.operands[next_operand]
-                if id(operand) not in visited:
-                    visited.add(id(operand))
-                    stack.append((operand, 0))
-            else:
-                stack.pop()
-                order.append(node)
-    return order
 
 
 def _active_nodes(order: list[Instruction], wrt_ids: set[int], where: str) -> set[int]:
@@ -128,7 +106,7 @@ def vjp_graph(
                 f"accepted: " + ", ".join(str(dtype) for dtype in dtypes.FLOATING)
             )
     wrt_ids = {id(node) for node in wrt}
-    order = _post_order_until(outputs, wrt_ids)
+    order = post_order(outputs, wrt_ids)
     active = _active_nodes(order, wrt_ids, where)
 
     accumulated: dict[int, Instruction] = {}

@@ -16,8 +16,9 @@ from .instruction import Instruction
 from .op import HloError
 
 
-def post_order(outputs: Iterable[Instruction]) -> list[Instruction]:
-    """Every instruction reachable from `outputs`, operands before users, each once.
+def post_order(outputs: Iterable[Instruction], stops: frozenset[int] | set[int] = frozenset()) -> list[Instruction]:
+    """Every instruction reachable from `outputs`, operands before users, each once; the
+    operands of nodes whose id is in `stops` are not visited (they act as leaves).
 
     Deterministic: operands are visited left to right, outputs in order.
     """
@@ -30,7 +31,7 @@ def post_order(outputs: Iterable[Instruction]) -> list[Instruction]:
         visited.add(id(root))
         while stack:
             node, next_operand = stack[-1]
-            if next_operand < len(node.operands):
+            if next_operand < len(node.operands) and id(node) not in stops:
                 stack[-1] = (node, next_operand + 1)
                 operand = node.operands[next_operand]
                 if id(operand) not in visited:

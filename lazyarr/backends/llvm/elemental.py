@@ -19,7 +19,7 @@ import llvmlite.ir as ir
 
 from ... import dtypes
 from ...shapes import SYMBOLIC_SIZE_BASE, is_symbolic_size
-from .loops import INDEX, index_constant
+from .loops import INDEX, at_entry, index_constant
 from .scalar_ops import BINARY
 
 _IR_TYPES = {
@@ -66,12 +66,9 @@ class EmitContext:
             if self._sizes is None:
                 raise ValueError(f"a symbolic size {size:#x} in a kernel without a size vector")
             builder = self.builder
-            current = builder.block
-            entry = builder.function.entry_basic_block
-            builder.position_before(entry.instructions[-1]) if entry.is_terminated else builder.position_at_end(entry)
-            address = builder.gep(self._sizes, [index_constant(size - SYMBOLIC_SIZE_BASE)], source_etype=INDEX)
-            value = self._extents[size] = builder.load(address, typ=INDEX)
-            builder.position_at_end(current)
+            with at_entry(builder):
+                address = builder.gep(self._sizes, [index_constant(size - SYMBOLIC_SIZE_BASE)], source_etype=INDEX)
+                value = self._extents[size] = builder.load(address, typ=INDEX)
         return value
 
     def constant(self, value, dtype) -> ir.Constant:

@@ -42,17 +42,26 @@ def for_range(builder: ir.IRBuilder, start, stop, name: str = "i"):
     builder.position_at_end(after)
 
 
-def entry_alloca(builder: ir.IRBuilder, value_type: ir.Type, name: str = "") -> ir.AllocaInstr:
-    """An alloca in the entry block (so mem2reg can promote it), wherever the builder is."""
+@contextlib.contextmanager
+def at_entry(builder: ir.IRBuilder, *, first: bool = False):
+    """Emit into the function's entry block (which dominates every use), then return to where
+    the builder was: at its start with `first` (allocas), else before its terminator."""
     current = builder.block
     entry = builder.function.entry_basic_block
-    if entry.instructions:
+    if first and entry.instructions:
         builder.position_before(entry.instructions[0])
+    elif entry.is_terminated:
+        builder.position_before(entry.instructions[-1])
     else:
         builder.position_at_end(entry)
-    slot = builder.alloca(value_type, name=name)
+    yield
     builder.position_at_end(current)
-    return slot
+
+
+def entry_alloca(builder: ir.IRBuilder, value_type: ir.Type, name: str = "") -> ir.AllocaInstr:
+    """An alloca in the entry block (so mem2reg can promote it), wherever the builder is."""
+    with at_entry(builder, first=True):
+        return builder.alloca(value_type, name=name)
 
 
 def opaque_index(builder: ir.IRBuilder, value: ir.Value) -> ir.Value:
@@ -61,12 +70,5 @@ def opaque_index(builder: ir.IRBuilder, value: ir.Value) -> ir.Value:
     leaves long chains of loop-invariant values in an outer loop: LLVM 22's loop vectorizer
     (`vputils::isSingleScalar`) takes time exponential in such a chain's length."""
     opaque = ir.InlineAsm(ir.FunctionType(INDEX, [INDEX]), "", "=r,0", side_effect=False)
-    current = builder.block
-    entry = builder.function.entry_basic_block
-    if entry.is_terminated:
-        builder.position_before(entry.instructions[-1])
-    else:
-        builder.position_at_end(entry)
-    hidden = builder.call(opaque, [value])
-    builder.position_at_end(current)
-    return hidden
+    with at_entry(builder):
+        return builder.call(opaque, [value])
