@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _flags, _profiler
-from .backends import get_backend
+from .backends import device_of, get_backend
 from .hlo import Computation, Instruction, Module, make
 from .symbolic_sizes import symbolize
 
@@ -260,9 +260,52 @@ def explain(outputs: Sequence[Instruction], bound: BufferLookup):
     return explanation_for(backend_name, before, executable, hit)
 
 
-def evaluate_graph(outputs: Sequence[Instruction], bound: BufferLookup) -> list[np.ndarray]:
-    """Compile (or reuse) and run the computation of `outputs`; return one buffer each."""
+# The backend that runs a module whose buffers live on a device other than the default
+# backend's (buffers on the host run on the default backend when it is a host backend).
+_DEVICE_BACKENDS = {"cpu": "cpu", "gpu": "gpu"}
+
+
+def backend_for(buffers: Sequence[object], where: str = "evaluate") -> str:
+    """The backend that runs a module on these buffers: the one of the device holding them.
+
+    Host 0-d arrays go with any device (as Python scalars do: lifted scalars are host arrays,
+    and the executable moves them). Buffers on two devices raise ValueError naming them: move
+    one side explicitly with `to_device`. No buffers at all: the default backend.
+    """
+    default = _flags.FLAGS.backend
+    devices: dict[str, object] = {}
+    for buffer in buffers:
+        if isinstance(buffer, np.ndarray) and buffer.ndim == 0:
+            continue
+        devices.setdefault(device_of(buffer), buffer)
+    if not devices:
+        return default
+    if len(devices) > 1:
+        described = ", ".join(
+            f"{getattr(buffer, 'dtype', '?')}{list(getattr(buffer, 'shape', ()))} on {device!r}"
+            for device, buffer in devices.items()
+        )
+        raise ValueError(
+            f"{where}: one computation reads arrays on different devices ({described}); "
+            "move them to one device first with x.to_device(...)"
+        )
+    (device,) = devices
+    if get_backend(default).device == device:
+        return default
+    if device not in _DEVICE_BACKENDS:
+        raise ValueError(f"{where}: no backend runs computations on device {device!r}")
+    return _DEVICE_BACKENDS[device]
+
+
+def register_device_backend(device: str, backend_name: str) -> None:
+    """Run computations on `device`'s buffers with `backend_name` (for plug-in devices)."""
+    _DEVICE_BACKENDS[device] = backend_name
+
+
+def evaluate_graph(outputs: Sequence[Instruction], bound: BufferLookup) -> list[object]:
+    """Compile (or reuse) and run the computation of `outputs`; return one buffer each, on
+    the device of the buffers it read (see `backend_for`)."""
     with _profiler.span("evaluate", "eval"):
         module, buffers = build_module(outputs, bound)
-        executable = compile_module(module, _flags.FLAGS.backend)
+        executable = compile_module(module, backend_for(buffers))
         return executable.run(buffers)

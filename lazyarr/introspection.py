@@ -25,6 +25,7 @@ class Explanation:
     fusion_report: object = None
     buffer_assignment: object = None
     llvm_ir: str = ""
+    ptx: str = ""  # GPU backend: the PTX of the kernels (`print(la.explain(y).ptx)`)
     cache_hit: bool = False
 
     def __str__(self) -> str:
@@ -62,6 +63,7 @@ def explanation_for(backend_name: str, hlo_before: str, executable, cache_hit: b
         fusion_report=report,
         buffer_assignment=notes.get("buffer-assignment"),
         llvm_ir=getattr(executable, "llvm_ir", ""),
+        ptx=getattr(executable, "ptx", ""),
         cache_hit=cache_hit,
     )
 
@@ -70,7 +72,8 @@ _MODULE_NUMBERS = itertools.count()
 
 
 class DumpWriter:
-    """Writes `module_NNNN.<name>.<stage>.txt` files into the --dump_to directory."""
+    """Writes `module_NNNN.<name>.<stage>.txt` files into the --dump_to directory (and
+    `.ir-no-opt.ll`, `.ir-with-opt.ll` for the CPU, `.ir-no-opt.ll`, `.ptx` for the GPU)."""
 
     def __init__(self, directory: str, module_name: str):
         os.makedirs(directory, exist_ok=True)
@@ -93,6 +96,12 @@ class DumpWriter:
             if assignment is not None:
                 self.write("buffer_assignment.txt", str(assignment))
         llvm_ir = getattr(executable, "llvm_ir", "")
+        if hasattr(executable, "ptx"):  # GPU: the IR before optimization, and the PTX LLVM made of it
+            if llvm_ir:
+                self.write("ir-no-opt.ll", llvm_ir)
+            if executable.ptx:
+                self.write("ptx", executable.ptx)
+            return
         if llvm_ir:
             self.write("ir-no-opt.ll", llvm_ir)
             from .backends.llvm.target import host_target_machine, optimize, parse_module

@@ -1,5 +1,21 @@
-"""Backends compile a Module into an Executable; found by name and imported lazily."""
+"""Backends compile a Module into an Executable; found by name and imported lazily.
+Devices hold buffers; their transfer managers move them to and from the host."""
 
-from .base import Backend, Executable, available_backends, get_backend
+from .base import (
+    Backend,
+    Executable,
+    TransferManager,
+    available_backends,
+    available_devices,
+    device_of,
+    get_backend,
+    register_backend,
+    register_device,
+    to_device,
+    transfer_manager,
+)
 
-__all__ = ["Backend", "Executable", "available_backends", "get_backend"]
+__all__ = [
+    "Backend", "Executable", "TransferManager", "available_backends", "available_devices", "device_of",
+    "get_backend", "register_backend", "register_device", "to_device", "transfer_manager",
+]

@@ -61,7 +61,7 @@ class CpuFusionPolicy(FusionPolicy):
             )
         if instruction.opcode not in EMITTABLE and instruction.opcode != "reduce":
             return FusionDecision.no(
-                f"a {instruction.opcode}, which has no CPU code generator yet (runs on the host)"
+                f"a {instruction.opcode}, which has no code generator yet (runs on the host)"
             )
         return super().is_fusible(instruction)
 
@@ -171,6 +171,7 @@ def _pool() -> ThreadPoolExecutor:
 
 class CpuBackend:
     name = "cpu"
+    device = "cpu"
     symbolic_sizes = True  # kernels read placeholder sizes at run time (symbolic_sizes.py)
 
     def __init__(self):

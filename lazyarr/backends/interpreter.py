@@ -25,6 +25,7 @@ class InterpreterExecutable:
 
 class InterpreterBackend:
     name = "interpreter"
+    device = "cpu"
 
     def compile(self, module: Module, pipeline_dump=None) -> InterpreterExecutable:
         """No passes: the interpreter runs the graph as the user built it."""

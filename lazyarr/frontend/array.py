@@ -9,6 +9,12 @@ reuse the value instead of recomputing it.
 
 Buffers are never mutated after they are bound: inputs are copied on the way in and views
 handed out are read-only. `a[i] = v` and `a += b` rebind `a` to a new graph node.
+
+A buffer lives on a device (backends/base.py): NumPy arrays on "cpu", CuPy arrays on "gpu",
+or a plug-in device's buffers. An array's `device` is the device of the buffers its graph
+reads; evaluation runs on that device's backend and leaves the result there, and `.numpy()`
+copies it to the host. `to_device` moves an array explicitly; one computation never reads
+arrays on two devices (host 0-d arrays, like Python scalars, go with any device).
 """
 
 from __future__ import annotations
@@ -18,25 +24,88 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .. import dtypes
+from .. import _flags, dtypes
+from ..backends import available_devices, device_of, get_backend, to_device, transfer_manager
 from ..compile import evaluate_graph
 from ..hlo import Instruction, fresh_parameter
 from . import tracing
 
-# Instruction -> the buffer holding its value: materialized inputs and evaluated values.
-_BOUND: weakref.WeakKeyDictionary[Instruction, np.ndarray] = weakref.WeakKeyDictionary()
+# Instruction -> the buffer holding its value: materialized inputs and evaluated values. A
+# buffer is a NumPy array on the host, or a device buffer (a CuPy array, a plug-in's buffer).
+_BOUND: weakref.WeakKeyDictionary[Instruction, object] = weakref.WeakKeyDictionary()
 
 
-def bound_buffer(node: Instruction) -> np.ndarray | None:
+def bound_buffer(node: Instruction) -> object | None:
     return _BOUND.get(node)
 
 
-def leaf_for(buffer: np.ndarray) -> Instruction:
+def leaf_for(buffer) -> Instruction:
     """A fresh parameter leaf bound to `buffer` (which must never be written again)."""
-    buffer.flags.writeable = False
+    if isinstance(buffer, np.ndarray):  # device buffers have no read-only flag: never written either
+        buffer.flags.writeable = False
     leaf = fresh_parameter(buffer.shape, buffer.dtype)
     _BOUND[leaf] = buffer
     return leaf
+
+
+def default_device() -> str:
+    """The device of the default backend (`--backend`, `la.set_backend`): where a graph that
+    reads no buffers (`la.zeros(3)`, `la.arange(5)`) is computed."""
+    return get_backend(_flags.FLAGS.backend).device
+
+
+def check_device(device, where: str) -> str:
+    """`device` if lazyarr has it (None: the default device); else ValueError listing the
+    available ones. A known device whose dependency is missing (the GPU without CuPy) raises
+    that device's own clear error here."""
+    if device is None:
+        return default_device()
+    if not isinstance(device, str):
+        raise ValueError(f"{where}: unknown device {device!r}; available: {', '.join(available_devices())}")
+    try:
+        transfer_manager(device)
+    except ValueError:
+        raise ValueError(f"{where}: unknown device {device!r}; available: {', '.join(available_devices())}") from None
+    return device
+
+
+def graph_device(node: Instruction) -> str:
+    """The device of the buffers `node`'s graph reads (iterative walk, stopping at bound
+    nodes). Host 0-d buffers do not decide; a graph reading no other buffer is computed on
+    the default device. Buffers on two devices: ValueError naming them."""
+    buffer = _BOUND.get(node)
+    if buffer is not None:
+        return "cpu" if type(buffer) is np.ndarray else device_of(buffer)
+    devices: dict[str, Instruction] = {}
+    visited = {id(node)}
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        buffer = _BOUND.get(current)
+        if buffer is None:
+            for operand in current.operands:
+                if id(operand) not in visited:
+                    visited.add(id(operand))
+                    stack.append(operand)
+        elif not (isinstance(buffer, np.ndarray) and buffer.ndim == 0):
+            devices.setdefault(device_of(buffer), current)
+    if not devices:
+        return default_device()
+    if len(devices) > 1:
+        described = ", ".join(f"{leaf.dtype}{list(leaf.shape)} on {device!r}" for device, leaf in devices.items())
+        raise ValueError(
+            f"device: the array is computed from arrays on different devices ({described}); "
+            "move them to one device first with x.to_device(...)"
+        )
+    (device,) = devices
+    return device
+
+
+def host_copy(buffer) -> np.ndarray:
+    """A read-only NumPy array holding a device buffer's value."""
+    value = transfer_manager(device_of(buffer)).to_host(buffer)
+    value.flags.writeable = False
+    return value
 
 
 def evaluate_arrays(arrays: Iterable[Array]) -> None:
@@ -56,8 +125,8 @@ def evaluate_arrays(arrays: Iterable[Array]) -> None:
     results = evaluate_graph(nodes, _BOUND.get)
     by_node = {}
     for node, result in zip(nodes, results):
-        buffer = np.asarray(result)
-        buffer.flags.writeable = False
+        # Host results may come back as NumPy scalars; device buffers stay on their device.
+        buffer = result if type(result) is np.ndarray or not isinstance(result, np.generic) else np.asarray(result)
         if node.opcode != "constant":  # interned constants are shared by every graph: keep them constants
             _BOUND[node] = buffer
         by_node[id(node)] = leaf_for(buffer)
@@ -105,12 +174,25 @@ class Array:
 
     @property
     def device(self) -> str:
-        return "cpu"
+        """Where the value lives (or will, once computed): the device of the buffers the graph
+        reads, or the default device for a graph that reads none. Never evaluates."""
+        return graph_device(self._node)
 
     def to_device(self, device, /, *, stream=None) -> Array:
-        if device not in ("cpu", None):
-            raise ValueError(f"to_device: unknown device {device!r}; available: 'cpu'")
-        return self
+        """This array on `device` (itself when already there): evaluates, then copies the
+        buffer over. `stream` is accepted for the array API and ignored (copies synchronize).
+
+        >>> import lazyarr as la
+        >>> la.arange(3.0).to_device("cpu").device
+        'cpu'
+        """
+        if device is None:
+            return self
+        device = check_device(device, "to_device")
+        if device == graph_device(self._node):
+            return self
+        evaluate_arrays([self])
+        return Array(leaf_for(to_device(_BOUND[self._node], device)))
 
     def __len__(self) -> int:
         if not self.shape:
@@ -129,9 +211,12 @@ class Array:
         return self
 
     def numpy(self) -> np.ndarray:
-        """The value as a read-only NumPy array."""
+        """The value as a read-only NumPy array (copied to the host from a device)."""
         evaluate_arrays([self])
-        view = _BOUND[self._node].view()
+        buffer = _BOUND[self._node]
+        if type(buffer) is not np.ndarray:
+            return host_copy(buffer)
+        view = buffer.view()
         view.flags.writeable = False
         return view
 
@@ -203,6 +288,10 @@ class Array:
 
     # -- interop -------------------------------------------------------------------------------
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        evaluate_arrays([self])
+        buffer = _BOUND[self._node]
+        if not isinstance(buffer, np.ndarray):
+            return _device_dlpack(buffer, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
         value = self.numpy()
         if copy:
             value = value.copy()
@@ -219,7 +308,22 @@ class Array:
         return value.__dlpack__(stream=stream, **kwargs)
 
     def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU, device 0
+        buffer = _BOUND.get(self._node)
+        if buffer is None and graph_device(self._node) != "cpu":
+            evaluate_arrays([self])
+            buffer = _BOUND[self._node]
+        if buffer is None or isinstance(buffer, np.ndarray):
+            return (1, 0)  # kDLCPU, device 0
+        return buffer.__dlpack_device__()
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """The GPU buffer's CUDA array interface (Numba, CuPy, PyTorch read it). Only GPU arrays
+        have it: for others this raises AttributeError, so `hasattr` is False. Evaluates."""
+        if graph_device(self._node) != "gpu":
+            raise AttributeError("__cuda_array_interface__: only arrays on the 'gpu' device have it")
+        evaluate_arrays([self])
+        return _BOUND[self._node].__cuda_array_interface__
 
     def __array_namespace__(self, *, api_version=None):
         import lazyarr
@@ -236,6 +340,19 @@ class Array:
 
     def __reduce__(self):
         return (_rebuild, (self.numpy(),))
+
+
+def _device_dlpack(buffer, *, stream, max_version, dl_device, copy):
+    """__dlpack__ of a device buffer: its own (a CuPy array exports the GPU memory). Read-only
+    by contract: lazyarr never writes a bound buffer, and neither may the importer."""
+    kwargs = {}
+    if max_version is not None:
+        kwargs["max_version"] = max_version
+    if dl_device is not None:
+        kwargs["dl_device"] = dl_device
+    if copy is not None:
+        kwargs["copy"] = copy
+    return buffer.__dlpack__(stream=stream, **kwargs)
 
 
 def _rebuild(value):

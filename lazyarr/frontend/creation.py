@@ -3,7 +3,9 @@
 Filled arrays are a broadcast of a 0-d constant, so `zeros((1000, 1000))` is two
 instructions, not a megabyte literal. Inputs that hold data (lists, NumPy arrays, DLPack
 capsules) are copied into a private read-only buffer: a lazy array never changes when the
-caller later mutates the original. Ranges (arange, linspace, logspace) live in
+caller later mutates the original. A device buffer (a CuPy array) stays on its device, copied
+there; `device=` puts the result on any available device (computed on the default device, then
+copied over). Ranges (arange, linspace, logspace) live in
 creation_ranges.py, matrices and grids (eye, tri, tril, meshgrid) in creation_matrices.py;
 both are re-exported here.
 """
@@ -15,9 +17,10 @@ import operator
 import numpy as np
 
 from .. import dtypes
+from ..backends import device_of, to_device, transfer_manager
 from ..hlo import constant
 from ..shapes import as_shape
-from .array import Array
+from .array import Array, check_device, default_device, leaf_for
 from .core import as_array, contains_lazy, convert, from_numpy, scalar_constant, wrap
 from .creation_matrices import eye, identity, meshgrid, tri, tril, triu
 from .creation_ranges import arange, linspace, logspace
@@ -36,8 +39,48 @@ _NO_COPY = (
 
 
 def _check_device(device, where: str) -> None:
-    if device not in (None, "cpu"):
-        raise ValueError(f"{where}: unknown device {device!r}; lazyarr arrays live on 'cpu'")
+    """ValueError for a device lazyarr does not have (the device's own error when it is known
+    but cannot be used, as the GPU without CuPy)."""
+    if device is not None:
+        check_device(device, where)
+
+
+def _placed(result: Array, device) -> Array:
+    """`result` on `device`; None leaves it where its graph puts it."""
+    return result if device is None else result.to_device(device)
+
+
+_HOST_TYPES = (np.ndarray, np.generic, list, tuple, int, float, complex, bool, str, bytes, type(None))
+
+
+def _buffer_device(value) -> str | None:
+    """The device holding `value` when it is a device buffer (a CuPy array, a plug-in
+    device's buffer), else None (host data for NumPy to convert)."""
+    if isinstance(value, _HOST_TYPES):
+        return None
+    try:
+        device = device_of(value)
+    except TypeError:  # not any device's buffer: NumPy converts it (buffer protocol, __array__ ...)
+        return None
+    return None if device == "cpu" else device
+
+
+def _from_device_buffer(buffer, source: str, target, copy, device, where: str) -> Array:
+    """A lazy array bound to a private copy of device buffer `buffer` (on `source`), on
+    `device` when given (one copy either way); a `target` dtype converts lazily there."""
+    dtype = np.dtype(buffer.dtype)
+    if dtype not in dtypes.ALL:
+        raise TypeError(
+            f"{where}: dtype {dtype} is not supported; lazyarr supports " + ", ".join(str(d) for d in dtypes.ALL)
+        )
+    if copy is False and target is not None and target != dtype:
+        raise ValueError(f"{where}: {_NO_COPY} (dtype {dtype} -> {target})")
+    if device is not None and device != source:
+        private = to_device(buffer, device)  # through the host: a new buffer
+    else:
+        private = transfer_manager(source).copy(buffer)  # buffers are never mutated: not the caller's
+    result = Array(leaf_for(private))
+    return result if target is None or target == dtype else wrap(convert(result._node, target))
 
 
 def _check_order(order, where: str) -> None:
@@ -52,6 +95,9 @@ def asarray(obj, /, dtype=None, order=None, *, device=None, copy=None) -> Array:
     copy=False where NumPy could have viewed a NumPy array: a lazy array owns an immutable
     buffer. copy=False still raises where NumPy raises (a list, or a dtype change).
 
+    A device buffer (a CuPy array) is copied on its device and stays there. `device=` puts the
+    result on that device (host data is copied in, then transferred).
+
     >>> import lazyarr as la
     >>> la.asarray([1, 2, 3], dtype="float32").dtype
     dtype('float32')
@@ -63,21 +109,24 @@ def asarray(obj, /, dtype=None, order=None, *, device=None, copy=None) -> Array:
     target = None if dtype is None else dtypes.as_dtype(dtype, where="asarray")
     if isinstance(obj, Array):
         if target is None or target == obj.dtype:
-            return wrap(obj._node) if copy else obj
+            return _placed(wrap(obj._node) if copy else obj, device)
         if copy is False:
             raise ValueError(f"asarray: {_NO_COPY} (dtype {obj.dtype} -> {target})")
-        return wrap(convert(obj._node, target))
+        return _placed(wrap(convert(obj._node, target)), device)
     if isinstance(obj, (list, tuple)) and contains_lazy(obj):
         if copy is False:
             raise ValueError(f"asarray: {_NO_COPY} (a sequence of arrays)")
         result = as_array(obj, where="asarray")
-        return result if target is None else wrap(convert(result._node, target))
+        return _placed(result if target is None else wrap(convert(result._node, target)), device)
+    source = _buffer_device(obj)
+    if source is not None:
+        return _from_device_buffer(obj, source, target, copy, device, "asarray")
     if copy is False:
         try:
             np.asarray(obj, dtype=target, copy=False)  # only asks NumPy whether a copy is needed
         except ValueError:
             raise ValueError(f"asarray: {_NO_COPY} (input {type(obj).__name__})") from None
-    return from_numpy(obj, dtype=target, where="asarray")
+    return _placed(from_numpy(obj, dtype=target, where="asarray"), device)
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0) -> Array:  # noqa: A002
@@ -113,21 +162,21 @@ def zeros(shape, dtype=None, order="C", *, device=None) -> Array:
     """
     _check_device(device, "zeros")
     _check_order(order, "zeros")
-    return _filled(as_shape(shape, where="zeros"), 0, _default_dtype(dtype, "zeros"), "zeros")
+    return _placed(_filled(as_shape(shape, where="zeros"), 0, _default_dtype(dtype, "zeros"), "zeros"), device)
 
 
 def ones(shape, dtype=None, order="C", *, device=None) -> Array:
     """An array of ones (float64 by default)."""
     _check_device(device, "ones")
     _check_order(order, "ones")
-    return _filled(as_shape(shape, where="ones"), 1, _default_dtype(dtype, "ones"), "ones")
+    return _placed(_filled(as_shape(shape, where="ones"), 1, _default_dtype(dtype, "ones"), "ones"), device)
 
 
 def empty(shape, dtype=None, order="C", *, device=None) -> Array:
     """NumPy leaves the values unspecified; lazyarr returns zeros (as cheap: one broadcast)."""
     _check_device(device, "empty")
     _check_order(order, "empty")
-    return _filled(as_shape(shape, where="empty"), 0, _default_dtype(dtype, "empty"), "empty")
+    return _placed(_filled(as_shape(shape, where="empty"), 0, _default_dtype(dtype, "empty"), "empty"), device)
 
 
 def _fill_node(fill_value, dtype, shape, where: str):
@@ -163,41 +212,48 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None) -> Array:
     _check_device(device, "full")
     _check_order(order, "full")
     target = None if dtype is None else dtypes.as_dtype(dtype, where="full")
-    return _fill_node(fill_value, target, as_shape(shape, where="full"), "full")
+    return _placed(_fill_node(fill_value, target, as_shape(shape, where="full"), "full"), device)
 
 
-def _like(prototype, dtype, shape, device, where: str) -> tuple[tuple[int, ...], np.dtype]:
-    """The shape and dtype a *_like function produces, read without evaluating anything."""
+def _like(prototype, dtype, shape, device, where: str) -> tuple[tuple[int, ...], np.dtype, str | None]:
+    """The shape, dtype and device (None: the default) a *_like function produces, read
+    without evaluating anything. Without `device=`, the result goes where `prototype` is (the
+    array API's rule); a host prototype leaves it lazy on the default device."""
     _check_device(device, where)
     if isinstance(prototype, Array):
         source_shape, source_dtype = prototype.shape, prototype.dtype
+        if device is None and (placement := prototype.device) != default_device():
+            device = placement
     elif isinstance(prototype, (list, tuple)) and contains_lazy(prototype):
         lazy = as_array(prototype, where=where)
         source_shape, source_dtype = lazy.shape, lazy.dtype
+    elif (source := _buffer_device(prototype)) is not None:
+        source_shape, source_dtype = tuple(prototype.shape), dtypes.as_dtype(prototype.dtype, where=where)
+        device = source if device is None else device
     else:
         value = np.asarray(prototype)
         source_shape, source_dtype = value.shape, dtypes.as_dtype(value.dtype, where=where)
     result_shape = source_shape if shape is None else as_shape(shape, where=where)
     result_dtype = source_dtype if dtype is None else dtypes.as_dtype(dtype, where=where)
-    return result_shape, result_dtype
+    return result_shape, result_dtype, device
 
 
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None) -> Array:
     """Zeros with the shape and dtype of `a` (or the `shape`/`dtype` given)."""
-    result_shape, result_dtype = _like(a, dtype, shape, device, "zeros_like")
-    return _filled(result_shape, 0, result_dtype, "zeros_like")
+    result_shape, result_dtype, device = _like(a, dtype, shape, device, "zeros_like")
+    return _placed(_filled(result_shape, 0, result_dtype, "zeros_like"), device)
 
 
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None) -> Array:
     """Ones with the shape and dtype of `a` (or the `shape`/`dtype` given)."""
-    result_shape, result_dtype = _like(a, dtype, shape, device, "ones_like")
-    return _filled(result_shape, 1, result_dtype, "ones_like")
+    result_shape, result_dtype, device = _like(a, dtype, shape, device, "ones_like")
+    return _placed(_filled(result_shape, 1, result_dtype, "ones_like"), device)
 
 
 def empty_like(prototype, /, dtype=None, order="K", subok=True, shape=None, *, device=None) -> Array:
     """As empty(): zeros with the shape and dtype of `prototype`."""
-    result_shape, result_dtype = _like(prototype, dtype, shape, device, "empty_like")
-    return _filled(result_shape, 0, result_dtype, "empty_like")
+    result_shape, result_dtype, device = _like(prototype, dtype, shape, device, "empty_like")
+    return _placed(_filled(result_shape, 0, result_dtype, "empty_like"), device)
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None) -> Array:
@@ -207,21 +263,26 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
     >>> la.full_like(la.asarray([1, 2]), 2.7).tolist()
     [2, 2]
     """
-    result_shape, result_dtype = _like(a, dtype, shape, device, "full_like")
-    return _fill_node(fill_value, result_dtype, result_shape, "full_like")
+    result_shape, result_dtype, device = _like(a, dtype, shape, device, "full_like")
+    return _placed(_fill_node(fill_value, result_dtype, result_shape, "full_like"), device)
 
 
 def from_dlpack(x, /, *, device=None, copy=None) -> Array:
-    """An array from any DLPack exporter (torch, cupy on host, NumPy ...), copied in.
+    """An array from any DLPack exporter (torch, NumPy ...), copied in.
 
-    A lazy array passes through. With copy=False NumPy's import must succeed without a
-    copy, but lazyarr still copies once into its own immutable buffer.
+    A lazy array passes through; a device buffer lazyarr knows (a CuPy array) is copied on its
+    device, as `asarray` does; other exporters are imported to the host by NumPy. With
+    copy=False NumPy's import must succeed without a copy, but lazyarr still copies once into
+    its own immutable buffer. `device=` puts the result there.
     """
+    _check_device(device, "from_dlpack")
     if isinstance(x, Array):
-        return wrap(x._node) if copy else x
-    kwargs = {} if device is None else {"device": device}
+        return _placed(wrap(x._node) if copy else x, device)
+    source = _buffer_device(x)
+    if source is not None:
+        return _from_device_buffer(x, source, None, copy, device, "from_dlpack")
     try:
-        value = np.from_dlpack(x, copy=copy, **kwargs)
+        value = np.from_dlpack(x, copy=copy)
     except (TypeError, ValueError, BufferError) as error:
         raise type(error)(f"from_dlpack: {error}") from None
-    return from_numpy(value, where="from_dlpack")
+    return _placed(from_numpy(value, where="from_dlpack"), device)

@@ -12,7 +12,7 @@ import operator
 from .. import dtypes
 from ..hlo import Instruction, make
 from ..shapes import broadcast_shapes
-from .array import Array
+from .array import Array, check_device
 from .core import as_array, scalar_constant, wrap
 from .manipulation_layout import broadcast_arrays
 from .manipulation_nodes import broadcast_node, reshape_node
@@ -53,11 +53,12 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None) -> Ar
     >>> la.eye(2, 3, k=1, dtype=int).tolist()
     [[0, 1, 0], [0, 0, 1]]
     """
-    if device not in (None, "cpu"):
-        raise ValueError(f"eye: unknown device {device!r}; lazyarr arrays live on 'cpu'")
+    if device is not None:
+        check_device(device, "eye")
     rows = _size(N, "N", "eye")
     columns = rows if M is None else _size(M, "M", "eye")
-    return _from_mask(_diagonal_mask(rows, columns, k, "EQ"), dtype)
+    result = _from_mask(_diagonal_mask(rows, columns, k, "EQ"), dtype)
+    return result if device is None else result.to_device(device)
 
 
 def identity(n, dtype=None, *, like=None) -> Array:

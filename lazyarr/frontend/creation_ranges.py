@@ -18,7 +18,7 @@ from .. import dtypes
 from ..hlo import constant, make
 from ..shapes import broadcast_shapes
 from . import elementwise
-from .array import Array
+from .array import Array, check_device
 from .core import as_array, convert, is_python_scalar, scalar_constant, wrap
 from .manipulation_layout import moveaxis
 from .manipulation_nodes import broadcast_node, reshape_node, slice_node
@@ -85,8 +85,9 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     >>> la.arange(1, 2, 0.25).tolist()
     [1.0, 1.25, 1.5, 1.75]
     """
-    if device not in (None, "cpu"):
-        raise ValueError(f"arange: unknown device {device!r}; lazyarr arrays live on 'cpu'")
+    if device is not None:
+        check_device(device, "arange")
+        return arange(start, stop, step, dtype=dtype).to_device(device)
     step = 1 if step is None else step
     arguments = [_static_scalar(value, "arange") for value in (start, stop, step) if value is not None]
     start, step = arguments[0], arguments[-1]
@@ -164,8 +165,13 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     >>> la.linspace(0, 1, 5).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
-    if device not in (None, "cpu"):
-        raise ValueError(f"linspace: unknown device {device!r}; lazyarr arrays live on 'cpu'")
+    if device is not None:
+        check_device(device, "linspace")
+        result = linspace(start, stop, num, endpoint, retstep, dtype, axis)
+        if retstep:
+            samples, step = result
+            return samples.to_device(device), (step.to_device(device) if isinstance(step, Array) else step)
+        return result.to_device(device)
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"linspace: Number of samples, {num}, must be non-negative.")

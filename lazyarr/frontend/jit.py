@@ -6,7 +6,9 @@ it. Later calls with the same signature skip graph building: they flatten the ar
 the signature up, run the cached executable on the argument buffers and wrap the results.
 
 A signature is the arguments' pytree structure (frontend/pytree.py), each array leaf's shape
-and dtype, each Python scalar's type and value, the static arguments' values, and the backend.
+and dtype, each Python scalar's type and value, the static arguments' values, and the backend,
+which follows the device of the argument buffers: GPU arrays run on the GPU, host arrays on the
+default backend, arrays on two devices raise ValueError.
 Python scalars stay Python scalars while tracing, so they keep NumPy's weak promotion
 (`f32 * 0.5` is float32) and may steer Python control flow like static arguments. A new value
 re-traces (about the cost of one eager evaluation of the function) but does not recompile: the
@@ -36,7 +38,7 @@ import re
 import numpy as np
 
 from .. import _flags, _profiler, dtypes
-from ..compile import build_module, cache_info, compile_module
+from ..compile import backend_for, build_module, cache_info, compile_module
 from ..hlo import Computation, Module, constant, make, replace_all
 from ..hlo.text import print_module
 from ..introspection import explanation_for
@@ -91,6 +93,9 @@ class _Entry:
         arrays = []
         for result in self.executable.run(buffers):
             if type(result) is not np.ndarray:
+                if not isinstance(result, np.generic):  # a device buffer: stays on its device
+                    arrays.append(Array(leaf_for(result)))
+                    continue
                 result = np.asarray(result)
             for array in user_arrays:
                 if np.may_share_memory(result, array):
@@ -179,21 +184,28 @@ class JittedFunction:
         except TypeError:
             raise self._statics.unhashable_error(args, kwargs) from None
         if entry is None:
-            entry = self._compile(key, tree, args, kwargs)
+            entry = self._compile(key, tree, args, kwargs, buffers)
         else:
             self._hits += 1
         return entry.run(buffers, user_arrays)
 
-    def _compile(self, key, tree, args, kwargs) -> _Entry:
-        """The miss path: trace, build the module, compile (or find it compiled), cache it."""
+    def _compile(self, key, tree, args, kwargs, buffers) -> _Entry:
+        """The miss path: trace, build the module, compile (or find it compiled), cache it.
+
+        The backend is the key's (the arguments' device) unless arrays the function closes over
+        decide it: a function of no array arguments over GPU arrays runs on the GPU, and
+        captured arrays on another device than the arguments' raise ValueError."""
         self._misses += 1
         self._statics.check_call(args, kwargs)
         if _flags.FLAGS.explain_cache_misses:
             self._log_miss(key)
         traced = self._trace(tree, args, kwargs)
         module, captured = traced.build(for_execution=True)
+        backend = key[-1]
+        if captured:
+            backend = backend_for([*buffers, *captured], where=f"la.jit({self._name})")
         misses = cache_info().misses
-        executable = compile_module(module, key[-1])
+        executable = compile_module(module, backend)
         self._compiles += cache_info().misses != misses
         entry = _Entry(executable, captured, traced.out_tree)
         if len(self._cache) >= _CACHE_LIMIT:

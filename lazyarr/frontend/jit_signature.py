@@ -1,7 +1,8 @@
 """The signature of a `la.jit` call: static arguments, leaf keys, ShapeDtypeStruct.
 
 `la.jit` keys its executables by (argument treedef, per-leaf signature, static arguments,
-backend). This module computes that key for a call, with the argument buffers, in one pass
+backend). The backend follows the devices of the argument buffers (compile.backend_for): GPU
+arrays run on the GPU backend, host arrays on the default one. This module computes that key for a call, with the argument buffers, in one pass
 (`call_signature`, the hot path of every jitted call); it also holds how static arguments are
 found and split off a call, how a Python scalar is keyed, how two keys are told apart in words
 (for --explain_cache_misses and errors), and the abstract array `ShapeDtypeStruct` that
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _flags, dtypes, shapes
+from ..backends import get_backend
+from ..compile import backend_for
 from . import pytree
 from .array import _BOUND, Array, evaluate_arrays
 
@@ -276,12 +279,13 @@ def call_signature(statics: StaticArguments, args: tuple, kwargs: dict, *, abstr
     and ShapeDtypeStructs are accepted.
     """
     if statics.none and not kwargs:
-        fast = _flat_arrays_signature(args)
+        fast = _flat_arrays_signature(statics.name, args)
         if fast is not None:
             return fast
     tree, static_values = statics.tree_of(args, kwargs)
     leaves, treedef = pytree.flatten(tree)
     signature, buffers, user_arrays, lazy = [], [], [], []
+    host = True  # every buffer is a NumPy array
     for leaf in leaves:
         kind = type(leaf)
         if kind is Array:
@@ -290,6 +294,8 @@ def call_signature(statics: StaticArguments, args: tuple, kwargs: dict, *, abstr
             buffer = _BOUND.get(node)
             if buffer is None and not abstract:
                 lazy.append((len(buffers), leaf))
+            elif type(buffer) is not np.ndarray:
+                host = False
             buffers.append(buffer)
         elif kind is np.ndarray and leaf.dtype in _SUPPORTED_DTYPES:
             signature.append((leaf.shape, leaf.dtype))
@@ -304,21 +310,36 @@ def call_signature(statics: StaticArguments, args: tuple, kwargs: dict, *, abstr
                 continue
             signature.append((buffer.shape, buffer.dtype))
             buffers.append(buffer)
+            host = host and isinstance(buffer, np.ndarray)
             if isinstance(leaf, np.ndarray):  # a subclass (memmap, ...): may share the caller's memory
                 user_arrays.append(buffer)
     if lazy:
         evaluate_arrays([leaf for _, leaf in lazy])
         for index, leaf in lazy:
             buffers[index] = _BOUND[leaf._node]
-    return (treedef, tuple(signature), static_values, _flags.FLAGS.backend), buffers, user_arrays, tree
+            host = host and type(buffers[index]) is np.ndarray
+    if abstract:  # lower/explain: unevaluated arrays and ShapeDtypeStructs have no buffer yet
+        buffers = [buffer for buffer in buffers if buffer is not None and not isinstance(buffer, ShapeDtypeStruct)]
+    backend = _call_backend(statics.name, buffers, host)
+    return (treedef, tuple(signature), static_values, backend), buffers, user_arrays, tree
 
 
-def _flat_arrays_signature(args: tuple):
+def _call_backend(name: str, buffers: list, host: bool) -> str:
+    """The backend that runs a call on `buffers` (`host`: all are NumPy arrays): the default
+    one for host buffers when it computes on the host, else the one of the buffers' device."""
+    default = _flags.FLAGS.backend
+    if host and get_backend(default).device == "cpu":
+        return default
+    return backend_for(buffers, where=f"la.jit({name})")
+
+
+def _flat_arrays_signature(name: str, args: tuple):
     """`call_signature` of the commonest call, a few evaluated lazyarr or NumPy arrays, without
     a pytree walk; None when another kind of argument is there."""
     if len(args) >= len(_FLAT_TREEDEFS):
         return None
     signature, buffers, user_arrays = [], [], []
+    host = True
     for arg in args:
         kind = type(arg)
         if kind is Array:
@@ -326,6 +347,8 @@ def _flat_arrays_signature(args: tuple):
             buffer = _BOUND.get(node)
             if buffer is None:
                 return None
+            if type(buffer) is not np.ndarray:
+                host = False
             signature.append((node.shape, node.dtype))
             buffers.append(buffer)
         elif kind is np.ndarray and arg.dtype in _SUPPORTED_DTYPES:
@@ -334,7 +357,12 @@ def _flat_arrays_signature(args: tuple):
             user_arrays.append(arg)
         else:
             return None
-    key = (_FLAT_TREEDEFS[len(args)], tuple(signature), None, _flags.FLAGS.backend)
+    default = _flags.FLAGS.backend
+    if host and get_backend(default).device == "cpu":
+        backend = default
+    else:
+        backend = backend_for(buffers, where=f"la.jit({name})")
+    key = (_FLAT_TREEDEFS[len(args)], tuple(signature), None, backend)
     return key, buffers, user_arrays, args
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .. import dtypes
+from ..backends import available_devices, transfer_manager
+from .array import default_device
 
 _KIND_GROUPS = {
     "bool": (dtypes.bool_,),
@@ -26,10 +28,13 @@ class NamespaceInfo:
         }
 
     def default_device(self) -> str:
-        return "cpu"
+        """The device of the default backend (`la.set_backend`), where new arrays go."""
+        return default_device()
 
     def devices(self) -> list[str]:
-        return ["cpu"]
+        """The devices usable here: "cpu", and "gpu" where CuPy finds a GPU (asking loads
+        CuPy, once)."""
+        return usable_devices()
 
     def default_dtypes(self, *, device=None) -> dict:
         _check_device(device)
@@ -49,9 +54,25 @@ class NamespaceInfo:
         return {str(dtype): dtype for dtype in selected}
 
 
+def usable_devices() -> list[str]:
+    """The known devices whose transfer manager loads (a device's module raises ImportError or
+    RuntimeError when its package or hardware is missing)."""
+    usable = []
+    for device in available_devices():
+        try:
+            transfer_manager(device)
+        except (ImportError, RuntimeError):
+            continue
+        usable.append(device)
+    return usable
+
+
 def _check_device(device):
-    if device not in (None, "cpu"):
-        raise ValueError(f"unknown device {device!r}; available: 'cpu'")
+    if device is None:
+        return
+    usable = usable_devices()
+    if device not in usable:
+        raise ValueError(f"unknown device {device!r}; available: {', '.join(map(repr, usable))}")
 
 
 def __array_namespace_info__() -> NamespaceInfo:

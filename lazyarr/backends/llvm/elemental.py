@@ -46,7 +46,7 @@ def memory_type(dtype) -> ir.Type:
 class EmitContext:
     """What emitters share: the builder, the math table, and the per-index value cache."""
 
-    def __init__(self, builder: ir.IRBuilder, math_table, sizes: ir.Value | None = None):
+    def __init__(self, builder: ir.IRBuilder, math_table, sizes: ir.Value | list[ir.Value] | None = None):
         self.builder = builder
         self.module = builder.module
         self._math_table = math_table
@@ -58,9 +58,12 @@ class EmitContext:
 
     def extent(self, size: int) -> ir.Value:
         """A dimension's size as an i64: an immediate, or for a placeholder size (see
-        shapes.SYMBOLIC_SIZE_BASE) the real size, loaded once from the kernel's size vector."""
+        shapes.SYMBOLIC_SIZE_BASE) the real size: loaded once from the kernel's size vector
+        (CPU kernels), or one of the kernel's i64 arguments (GPU kernels: `sizes` is a list)."""
         if not is_symbolic_size(size):
             return index_constant(size)
+        if isinstance(self._sizes, list):
+            return self._sizes[size - SYMBOLIC_SIZE_BASE]
         value = self._extents.get(size)
         if value is None:
             if self._sizes is None:
@@ -247,13 +250,21 @@ def linearize(ctx, index, shape):
     return linear
 
 
-def delinearize(ctx, linear, shape):
+def delinearize(ctx, linear, shape, *, bounded: bool = False):
+    """The index of row-major offset `linear` in `shape`; `bounded`: the caller knows that
+    linear < size of shape, so the outermost position needs no remainder."""
     builder = ctx.builder
     index = []
-    for size in reversed(shape):
-        extent = ctx.extent(size)
-        index.append(builder.urem(linear, extent) if size > 1 else index_constant(0))
-        linear = builder.udiv(linear, extent) if size > 1 else linear
+    for axis in reversed(range(len(shape))):
+        size = shape[axis]
+        if size == 1:
+            index.append(index_constant(0))
+        elif axis == 0 and bounded:
+            index.append(linear)
+        else:
+            extent = ctx.extent(size)
+            index.append(builder.urem(linear, extent))
+            linear = builder.udiv(linear, extent)
     return list(reversed(index))
 
 

@@ -26,7 +26,7 @@ POINTER = ir.PointerType()
 KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [POINTER, POINTER, INDEX, INDEX])
 
 # Accumulate float16 sums and products in float32, as NumPy's half loops do.
-_ACCUMULATOR = {dtypes.float16: dtypes.float32}
+ACCUMULATOR = {dtypes.float16: dtypes.float32}
 _SUM_BLOCK = 256  # elements per partial sum in float sums (see KernelBuilder._reduce)
 
 
@@ -45,6 +45,41 @@ def is_split(output, extent: int) -> bool:
     which every launch makes once, so no output is missed, repeated or written out of bounds.
     """
     return bool(output.shape) and output.shape[0] == extent
+
+
+def buffer_loader(ctx, pointers, parameters):
+    """`load(number, index)`: the element of parameter `number` at `index`, read from its
+    buffer (`pointers[number]`, row-major). Shared by the CPU and GPU kernel skeletons."""
+    builder = ctx.builder
+
+    def load(number, index):
+        parameter = parameters[number]
+        if parameter.size == 0:
+            # pad/concatenate may ask for an element of an empty operand and discard it:
+            # never touch an empty buffer's memory.
+            return ir.Constant(value_type(parameter.dtype), 0)
+        address = builder.gep(
+            pointers[number], [linearize(ctx, index, parameter.shape)], source_etype=memory_type(parameter.dtype),
+        )
+        value = builder.load(address, typ=memory_type(parameter.dtype))
+        if parameter.dtype == dtypes.bool_:
+            return builder.icmp_unsigned("!=", value, ir.Constant(value.type, 0))
+        return value
+
+    return load
+
+
+def element_storer(ctx, pointer, output):
+    """`store(index, value)`: write one element of `output` to its row-major buffer."""
+    builder = ctx.builder
+
+    def store(index, value):
+        if output.dtype == dtypes.bool_:
+            value = builder.zext(value, ir.IntType(8))
+        address = builder.gep(pointer, [linearize(ctx, index, output.shape)], source_etype=memory_type(output.dtype))
+        builder.store(value, address)
+
+    return store
 
 
 class KernelBuilder:
@@ -66,27 +101,12 @@ class KernelBuilder:
             for position in range(len(computation.parameters) + len(computation.outputs))
         ]
         parameters = computation.parameters
-
-        def load(number, index):
-            parameter = parameters[number]
-            if parameter.size == 0:
-                # pad/concatenate may ask for an element of an empty operand and discard it:
-                # never touch an empty buffer's memory.
-                return ir.Constant(value_type(parameter.dtype), 0)
-            address = builder.gep(
-                pointers[number], [linearize(ctx, index, parameter.shape)],
-                source_etype=memory_type(parameter.dtype),
-            )
-            value = builder.load(address, typ=memory_type(parameter.dtype))
-            if parameter.dtype == dtypes.bool_:
-                return builder.icmp_unsigned("!=", value, ir.Constant(value.type, 0))
-            return value
-
+        load = buffer_loader(ctx, pointers, parameters)
         emitter = ElementalEmitter(ctx, load)
         output_pointers = pointers[len(parameters):]
         extent = outer_extent(computation)
         for position, output in enumerate(computation.outputs):
-            store = self._storer(ctx, output_pointers[position], output)
+            store = element_storer(ctx, output_pointers[position], output)
             loops = self._split_loops if is_split(output, extent) else self._whole_loops
             if output.opcode == "reduce":
                 self._reduce(builder, emitter, output, begin, end, store, loops)
@@ -94,20 +114,6 @@ class KernelBuilder:
                 self._loop(builder, emitter, output, begin, end, store, loops)
         builder.ret_void()
         return name
-
-    @staticmethod
-    def _storer(ctx, pointer, output):
-        builder = ctx.builder
-
-        def store(index, value):
-            if output.dtype == dtypes.bool_:
-                value = builder.zext(value, ir.IntType(8))
-            address = builder.gep(
-                pointer, [linearize(ctx, index, output.shape)], source_etype=memory_type(output.dtype)
-            )
-            builder.store(value, address)
-
-        return store
 
     @classmethod
     def _whole_loops(cls, ctx, shape, begin, end, body):
@@ -150,13 +156,13 @@ class KernelBuilder:
         (operand,) = output.operands
         kind, reduced = output.attr("kind"), output.attr("dimensions")
         order = post_order([operand])
-        accumulate_dtype = _ACCUMULATOR.get(output.dtype, output.dtype)
+        accumulate_dtype = ACCUMULATOR.get(output.dtype, output.dtype)
         kept = [axis for axis in range(operand.ndim) if axis not in reduced]
         ctx = emitter.ctx
 
         def body(index):
             slot = entry_alloca(builder, value_type(accumulate_dtype), name="accumulator")
-            builder.store(_identity(ctx, kind, accumulate_dtype), slot)
+            builder.store(reduction_identity(ctx, kind, accumulate_dtype), slot)
             operand_index = [None] * operand.ndim
             for axis, position in zip(kept, index):
                 operand_index[axis] = position
@@ -176,9 +182,9 @@ class KernelBuilder:
                     if accumulate_dtype != operand.dtype:
                         value = builder.fpext(value, value_type(accumulate_dtype))
                     if reduced:
-                        value = _combine(ctx, kind, accumulate_dtype, builder.load(target), value)
+                        value = combine(ctx, kind, accumulate_dtype, builder.load(target), value)
                     elif kind == "sum" and dtypes.is_floating(accumulate_dtype):
-                        value = builder.fadd(_identity(ctx, kind, accumulate_dtype), value)  # -0.0 -> +0.0
+                        value = builder.fadd(reduction_identity(ctx, kind, accumulate_dtype), value)  # -0.0 -> +0.0
                     builder.store(value, target)
                     return
                 axis = reduced[level]
@@ -215,10 +221,10 @@ class KernelBuilder:
             start = builder.mul(number, block)
             end = builder.add(start, block)
             end = builder.select(builder.icmp_signed("<", end, extent), end, extent)
-            builder.store(_identity(ctx, kind, dtype), partial)
+            builder.store(reduction_identity(ctx, kind, dtype), partial)
             with for_range(builder, start, end, name=f"r{axis}") as position:
                 body(position)
-            builder.store(_combine(ctx, kind, dtype, builder.load(total), builder.load(partial)), total)
+            builder.store(combine(ctx, kind, dtype, builder.load(total), builder.load(partial)), total)
 
 
 def depends_on(value: ir.Value, target: ir.Value) -> bool:
@@ -249,7 +255,7 @@ def hide_trip_counts(builder: ir.IRBuilder, counters) -> None:
             compare.replace_usage(stop, opaque_index(builder, stop))
 
 
-def _identity(ctx, kind, dtype):
+def reduction_identity(ctx, kind, dtype):
     if kind == "sum" or kind == "or":
         return ctx.constant(0, dtype)
     if kind == "prod" or kind == "and":
@@ -269,7 +275,7 @@ class _Node:
         self.dtype = dtype
 
 
-def _combine(ctx, kind, dtype, accumulator, value):
+def combine(ctx, kind, dtype, accumulator, value):
     builder = ctx.builder
     if kind == "sum":
         if dtypes.is_floating(dtype):

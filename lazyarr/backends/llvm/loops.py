@@ -18,8 +18,9 @@ def index_constant(value: int) -> ir.Constant:
 
 
 @contextlib.contextmanager
-def for_range(builder: ir.IRBuilder, start, stop, name: str = "i"):
-    """`for i in range(start, stop)` (step 1); yields the loop variable `i` (i64).
+def for_range(builder: ir.IRBuilder, start, stop, name: str = "i", step=None):
+    """`for i in range(start, stop, step)` (step 1 unless given; a positive i64); yields the
+    loop variable `i` (i64).
 
     >>> # with for_range(builder, zero, n) as i: ... body using i ...
     """
@@ -36,7 +37,8 @@ def for_range(builder: ir.IRBuilder, start, stop, name: str = "i"):
     builder.cbranch(builder.icmp_signed("<", counter, stop), body, after)
     builder.position_at_end(body)
     yield counter
-    following = builder.add(counter, index_constant(1), name=f"{name}.next", flags=("nsw",))
+    step = index_constant(1) if step is None else step
+    following = builder.add(counter, step, name=f"{name}.next", flags=("nsw",))
     counter.add_incoming(following, builder.block)
     builder.branch(header)
     builder.position_at_end(after)
@@ -69,6 +71,7 @@ def opaque_index(builder: ir.IRBuilder, value: ir.Value) -> ir.Value:
     a constant. A loop bounded by it is never fully unrolled, which matters where unrolling
     leaves long chains of loop-invariant values in an outer loop: LLVM 22's loop vectorizer
     (`vputils::isSingleScalar`) takes time exponential in such a chain's length."""
-    opaque = ir.InlineAsm(ir.FunctionType(INDEX, [INDEX]), "", "=r,0", side_effect=False)
+    register = "l" if builder.module.triple.startswith("nvptx") else "r"  # NVPTX: "l" is 64-bit
+    opaque = ir.InlineAsm(ir.FunctionType(INDEX, [INDEX]), "", f"={register},0", side_effect=False)
     with at_entry(builder):
         return builder.call(opaque, [value])

@@ -1,9 +1,14 @@
-"""The CPU math table: HLO transcendental op name -> LLVM IR, per dtype.
+"""The math tables: HLO transcendental op name -> LLVM IR, per dtype, one per target.
 
-Vectorizable polynomial implementations (lazyarr.backends.llvm.math) are used where they
-exist, so loops calling exp/log/tanh stay vectorized; every other function calls the C
-library (libm), which MCJIT resolves in the running process. The GPU backend will supply its
-own table (libdevice) with the same signature: `table(context, name, dtype, *values)`.
+A table is called as `table(context, name, dtype, *values)`; the elemental emitter knows
+nothing else about the target's math.
+
+CPU: vectorizable polynomial implementations (lazyarr.backends.llvm.math) where they exist,
+so loops calling exp/log/tanh stay vectorized; every other function calls the C library
+(libm), which MCJIT resolves in the running process.
+GPU: NVIDIA's libdevice (`__nv_expf`, `__nv_sin`, ...: the functions CUDA's own math library
+compiles to, linked into each PTX module as bitcode, see nvptx.py), and the straight-line
+polynomials for what libdevice lacks (logistic, logaddexp, sqrt), which are plain LLVM IR.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ _LIBM_NAMES = {
     "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
     "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "asinh", "acosh": "acosh",
     "atanh": "atanh", "cbrt": "cbrt", "atan2": "atan2", "hypot": "hypot", "power": "pow",
-    "nextafter": "nextafter",
+    "nextafter": "nextafter", "erf": "erf",
 }
 
 
@@ -47,3 +52,18 @@ def cpu_math(ctx, name: str, dtype, *arguments):
     if polynomial is not None:
         return polynomial(ctx.builder, *arguments)
     return libm_call(ctx, name, dtype, *arguments)
+
+
+def gpu_math(ctx, name: str, dtype, *arguments):
+    """`name(*arguments)` on NVPTX: libdevice's `__nv_<name>[f]`, else a straight-line polynomial."""
+    if name in _LIBM_NAMES:
+        symbol = "__nv_" + _LIBM_NAMES[name] + ("f" if dtype == dtypes.float32 else "")
+        function = ctx.module.globals.get(symbol)
+        if function is None:
+            signature = ir.FunctionType(arguments[0].type, [argument.type for argument in arguments])
+            function = ir.Function(ctx.module, signature, name=symbol)
+        return ctx.builder.call(function, arguments)
+    polynomial = _polynomials().get((name, dtype.name))
+    if polynomial is None or not polynomial.straight_line:
+        raise NotImplementedError(f"no GPU implementation of {name} for {dtype}")
+    return polynomial(ctx.builder, *arguments)

@@ -49,7 +49,7 @@ def _as_batched_matrix(value, batch, free, contracting, contracting_last):
     """Transpose and reshape an operand to (batch, free, contracting) or (batch, contracting, free)."""
     inner = list(free) + list(contracting) if contracting_last else list(contracting) + list(free)
     order = list(batch) + inner
-    moved = np.transpose(value, order)
+    moved = value.transpose(order)  # a method, so CuPy arrays work too (dot_general)
     batch_size = math.prod(value.shape[axis] for axis in batch)
     free_size = math.prod(value.shape[axis] for axis in free)
     contracting_size = math.prod(value.shape[axis] for axis in contracting)
@@ -59,6 +59,12 @@ def _as_batched_matrix(value, batch, free, contracting, contracting_last):
 
 
 def _dot_reference(values, attrs):
+    return dot_general(values, attrs, np.matmul)
+
+
+def dot_general(values, attrs, matmul):
+    """The dot of `values` (NumPy or CuPy arrays) by its dimension numbers, with `matmul`
+    (np.matmul, or cupy.matmul for cuBLAS) doing the batched matrix product."""
     lhs, rhs = values
     lhs_batch, rhs_batch = attrs["lhs_batch"], attrs["rhs_batch"]
     lhs_contracting, rhs_contracting = attrs["lhs_contracting"], attrs["rhs_contracting"]

@@ -1,0 +1,195 @@
+"""The GPU backend: PTX kernels launched through CuPy, buffers held as CuPy arrays.
+
+Importing this module needs CuPy and a CUDA device; without either it raises one
+`GpuUnavailable` error saying what to install (`import lazyarr` never imports it: the backend
+and transfer registries load it on the first request for the GPU). Code generation itself
+(gpu_compile.py, llvm/gpu_kernel.py, llvm/nvptx.py) needs neither.
+
+`compile(module)` turns the module into a GpuProgram (PTX + steps), loads the PTX into the
+device once (the driver compiles it for the exact GPU), and `run` launches the kernels on
+CuPy's current stream: no host synchronization between kernels; results are CuPy arrays
+that stay on the device until someone asks for their values.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import _profiler
+from ..hlo import Module
+from ..hlo.ops.linalg import dot_general
+from ..shapes import resolve_shape
+from .gpu_compile import DotStep, GpuFusionPolicy, GpuProgram, LaunchStep, compile_program
+from .llvm.gpu_kernel import BLOCK, launch_splits
+
+INSTALL_HINT = (
+    "install CuPy with the `gpu` extra: pip install 'lazyarr[gpu]' (CUDA 12) or "
+    "'lazyarr[gpu-cuda13]' (CUDA 13)"
+)
+
+
+class GpuUnavailable(RuntimeError):
+    """The GPU was asked for, but CuPy or a CUDA device is missing."""
+
+
+def _load_cupy():
+    try:
+        import cupy
+    except ImportError as error:
+        raise GpuUnavailable(f"the GPU backend needs CuPy, which is not installed ({error}); {INSTALL_HINT}") from None
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # CUDARuntimeError: no driver, or no device
+        raise GpuUnavailable(f"CuPy is installed but found no CUDA device ({error}); {INSTALL_HINT}") from None
+    if count == 0:
+        raise GpuUnavailable(f"CuPy is installed but found no CUDA device; {INSTALL_HINT}")
+    return cupy
+
+
+cupy = _load_cupy()
+
+
+class GpuTransferManager:
+    """Host <-> GPU copies through CuPy (device 'gpu' is CuPy's current device)."""
+
+    device = "gpu"
+
+    def owns(self, buffer) -> bool:
+        return isinstance(buffer, cupy.ndarray)
+
+    def to_host(self, buffer) -> np.ndarray:
+        return cupy.asnumpy(buffer)
+
+    def from_host(self, array: np.ndarray):
+        return cupy.asarray(np.ascontiguousarray(array))
+
+    def copy(self, buffer):
+        return cupy.ascontiguousarray(buffer).copy()
+
+
+TRANSFER_MANAGER = GpuTransferManager()
+
+
+class _Device:
+    """Properties of the current device that code generation and launches need."""
+
+    def __init__(self):
+        device = cupy.cuda.Device()
+        major, minor = device.compute_capability[:-1], device.compute_capability[-1]
+        self.arch = f"sm_{major}{minor}"
+        self.sm_count = device.attributes["MultiProcessorCount"]
+
+
+_DEVICE: list[_Device] = []
+
+
+def current_device() -> _Device:
+    if not _DEVICE:
+        _DEVICE.append(_Device())
+    return _DEVICE[0]
+
+
+class GpuExecutable:
+    """A loaded GPU program: `run(arguments, sizes)` launches its steps and returns CuPy arrays."""
+
+    def __init__(self, program: GpuProgram, functions: dict[str, object]):
+        self.program = program
+        self.module = program.module
+        self.llvm_ir = program.llvm_ir
+        self.ptx = program.ptx
+        self.compile_seconds = program.compile_seconds
+        self._functions = functions
+        self._constants = {slot: cupy.asarray(value) for slot, value in program.constants.items()}
+
+    def run(self, arguments: Sequence[object], sizes: Sequence[int] = ()) -> list[object]:
+        program = self.program
+        slots: list[object] = [None] * program.slot_count
+        for slot, argument in zip(program.parameter_slots, arguments):
+            # Host arguments (lifted Python scalars, host 0-d arrays) are copied to the device.
+            slots[slot] = argument if isinstance(argument, cupy.ndarray) else cupy.asarray(argument)
+        for slot, value in self._constants.items():
+            slots[slot] = value
+        # Kernels take the placeholder sizes their module still uses after optimization.
+        size_arguments = [np.int64(size) for size in sizes[:program.size_count]]
+        for step in program.steps:
+            if isinstance(step, LaunchStep):
+                with _profiler.span("kernel", "execute", step.plan.name):
+                    self._launch(step, slots, sizes, size_arguments)
+            elif isinstance(step, DotStep):
+                with _profiler.span("cuBLAS dot", "execute"):
+                    values = [slots[slot] for slot in step.inputs]
+                    result = dot_general(values, step.instruction.attributes, cupy.matmul)
+                    slots[step.output] = cupy.ascontiguousarray(result, dtype=step.instruction.dtype)
+            else:
+                with _profiler.span("host step", "execute", step):
+                    values = [cupy.asnumpy(slots[slot]) for slot in step.inputs]
+                    attributes = step.instruction.attributes
+                    if step.symbolic_shape:
+                        attributes = {**attributes, "shape": resolve_shape(attributes["shape"], sizes)}
+                    result = step.instruction.op.reference(values, attributes)
+                    slots[step.output] = cupy.asarray(np.asarray(result, dtype=step.instruction.dtype, order="C"))
+        return [slots[slot] for slot in program.output_slots]
+
+    def _launch(self, step: LaunchStep, slots, sizes, size_arguments):
+        plan = step.plan
+        outputs = [cupy.empty(resolve_shape(shape, sizes), dtype) for shape, dtype in step.output_specs]
+        for slot, output in zip(step.outputs, outputs):
+            slots[slot] = output
+        shape = resolve_shape(plan.shape, sizes)
+        null = np.uint64(0)
+        scratch = counters = null
+        if plan.kind == "loop":
+            count = math.prod(shape)
+            if count == 0:
+                return
+            grid, splits = (min(math.ceil(count / BLOCK), 32 * current_device().sm_count), 1, 1), 1
+        else:
+            kept = math.prod(size for axis, size in enumerate(shape) if axis not in plan.reduced)
+            reduced = math.prod(shape[axis] for axis in plan.reduced)
+            if kept == 0:
+                return
+            grid_x, splits = launch_splits(plan, kept, reduced, current_device().sm_count)
+            grid = (grid_x, splits, 1)
+            if splits > 1:
+                tiles = kept if plan.kind == "row" else math.ceil(kept / BLOCK)
+                scratch = cupy.empty(len(outputs) * kept * splits, dtype=np.int64)
+                counters = cupy.zeros(tiles, dtype=np.int32)
+        arguments = (
+            *(slots[slot] for slot in step.inputs), *outputs, scratch, counters,
+            *size_arguments, np.int64(splits),
+        )
+        self._functions[plan.name](grid, (BLOCK, 1, 1), arguments)
+
+
+class GpuBackend:
+    name = "gpu"
+    device = "gpu"
+    symbolic_sizes = True  # kernels take placeholder sizes as arguments (symbolic_sizes.py)
+
+    def __init__(self):
+        self.fusion_policy = GpuFusionPolicy()
+        self._lock = threading.Lock()
+
+    def compile(self, module: Module, pipeline_dump=None) -> GpuExecutable:
+        program = compile_program(module, current_device().arch, self.fusion_policy, pipeline_dump)
+        functions = {}
+        if program.kernel_names:
+            with self._lock, _profiler.span("load PTX", "codegen"):
+                # RawModule(path=...) is CuPy's documented way to load PTX; the driver compiles
+                # it for this exact GPU when the module loads.
+                with tempfile.TemporaryDirectory() as directory:
+                    path = os.path.join(directory, f"{module.name}.ptx")
+                    with open(path, "w") as file:
+                        file.write(program.ptx)
+                    loaded = cupy.RawModule(path=path)
+                    functions = {name: loaded.get_function(name) for name in program.kernel_names}
+        return GpuExecutable(program, functions)
+
+
+BACKEND = GpuBackend()

@@ -1,0 +1,164 @@
+"""HLO module -> GPU program (PTX and a plan of launches), without CuPy or a GPU.
+
+The GPU backend (gpu.py) loads and launches what this produces; tests assemble its PTX with
+`ptxas` on machines without a GPU. Fusions become NVPTX kernels (llvm/gpu_kernel.py; one fusion
+may need several when its outputs need different launch shapes); dot runs through cuBLAS
+(CuPy's matmul) for float dtypes; every other unfused instruction runs its NumPy reference on
+the host, its operands copied there and its result copied back (correct but slow: the README
+lists these ops).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import llvmlite.ir as ir
+import numpy as np
+
+from .. import _profiler, dtypes
+from ..hlo import Instruction, Module
+from ..passes.default import default_pipeline
+from ..shapes import SYMBOLIC_SIZE_BASE, is_symbolic_size
+from .cpu import CpuFusionPolicy, HostStep
+from .llvm.gpu_kernel import GpuKernelBuilder, KernelPlan, plan_kernels
+from .llvm.math_table import gpu_math
+from .llvm.nvptx import TRIPLE, compile_ptx
+
+# dot on these dtypes goes to cuBLAS; on others (integers, bool) to the host reference.
+CUBLAS_DTYPES = frozenset({dtypes.float16, dtypes.float32, dtypes.float64})
+
+
+class GpuFusionPolicy(CpuFusionPolicy):
+    """What the elemental emitter generates fuses on the GPU too. The GPU favours more fusion
+    than the CPU (a round trip through memory costs more than recomputing an exp: memory
+    bandwidth, not arithmetic, bounds these kernels) but limits kernel parameters (CUDA passes
+    them in 4 KiB of constant memory; 64 pointers leave room for sizes)."""
+
+    def __init__(self):
+        super().__init__(max_operands=64, max_duplicates=16)
+
+
+@dataclass
+class LaunchStep:
+    """One kernel launch: reads `inputs` slots, writes `outputs` slots (one per plan output)."""
+
+    plan: KernelPlan
+    inputs: list[int]
+    outputs: list[int | None]
+    output_specs: list[tuple[tuple[int, ...], np.dtype]]
+
+
+@dataclass
+class DotStep:
+    """A dot through cuBLAS (CuPy's matmul)."""
+
+    instruction: Instruction
+    inputs: list[int]
+    output: int
+
+
+@dataclass
+class GpuProgram:
+    """Everything gpu.py needs to run a module: PTX, the steps over buffer slots, and where
+    parameters, constants and outputs live."""
+
+    module: Module
+    arch: str
+    steps: list
+    parameter_slots: list[int]
+    output_slots: list[int]
+    constants: dict[int, np.ndarray]
+    slot_count: int
+    size_count: int
+    llvm_ir: str = ""
+    ptx: str = ""
+    compile_seconds: float = 0.0
+    kernel_names: list[str] = field(default_factory=list)
+
+
+def size_count(module: Module) -> int:
+    """How many placeholder sizes (symbolic_sizes.py) the module's shapes use."""
+    highest = -1
+    computations = [module.entry]
+    seen = set()
+    while computations:
+        computation = computations.pop()
+        for node in computation.post_order():
+            for size in node.shape:
+                if is_symbolic_size(size):
+                    highest = max(highest, size - SYMBOLIC_SIZE_BASE)
+            if node.opcode == "fusion" and id(node.attr("computation")) not in seen:
+                seen.add(id(node.attr("computation")))
+                computations.append(node.attr("computation"))
+    return highest + 1
+
+
+_KERNEL_NUMBERS = iter(range(1 << 62))
+
+
+def compile_program(module: Module, arch: str, fusion_policy=None, pipeline_dump=None) -> GpuProgram:
+    """Optimize `module` for the GPU and generate its PTX for `arch` ('sm_90')."""
+    start = time.perf_counter()
+    with _profiler.span("pipeline", "compile"):
+        default_pipeline(fusion_policy or GpuFusionPolicy(), dump=pipeline_dump).run(module)
+    llvm_module = ir.Module(name=module.name)
+    llvm_module.triple = TRIPLE
+    sizes = size_count(module)
+    builder = GpuKernelBuilder(llvm_module, gpu_math, sizes)
+    slots: dict[object, int] = {}
+    steps, constants, names = [], {}, []
+
+    def slot_of(instruction):
+        return slots.setdefault(id(instruction), len(slots))
+
+    parameter_slots = [slot_of(parameter) for parameter in module.entry.parameters]
+    launched: dict[tuple, list[LaunchStep]] = {}
+    for instruction in module.entry.post_order():
+        opcode = instruction.opcode
+        if opcode == "parameter":
+            continue
+        if opcode == "constant":
+            constants[slot_of(instruction)] = instruction.attr("literal").array
+            continue
+        operand_slots = [slot_of(operand) for operand in instruction.operands]
+        if opcode == "dot" and instruction.dtype in CUBLAS_DTYPES:
+            steps.append(DotStep(instruction, operand_slots, slot_of(instruction)))
+            continue
+        if opcode != "fusion":
+            steps.append(HostStep(
+                instruction, operand_slots, slot_of(instruction),
+                symbolic_shape=any(map(is_symbolic_size, instruction.attributes.get("shape", ()))),
+            ))
+            continue
+        computation = instruction.attr("computation")
+        key = (id(computation), tuple(id(operand) for operand in instruction.operands))
+        if key not in launched:
+            launched[key] = []
+            for plan in plan_kernels(computation, f"fusion_{next(_KERNEL_NUMBERS)}"):
+                with _profiler.span("build IR", "codegen", plan.name):
+                    builder.add(plan, computation)
+                names.append(plan.name)
+                specs = [(computation.outputs[p].shape, computation.outputs[p].dtype) for p in plan.outputs]
+                step = LaunchStep(plan, operand_slots, [None] * len(plan.outputs), specs)
+                launched[key].append(step)
+                steps.append(step)
+        position = instruction.attr("output_index")
+        for step in launched[key]:
+            if position in step.plan.outputs:
+                step.outputs[step.plan.outputs.index(position)] = slot_of(instruction)
+    for group in launched.values():
+        for step in group:
+            # An output no instruction reads still needs a slot to be written to.
+            step.outputs = [
+                slot if slot is not None else slots.setdefault(("unread", len(slots)), len(slots))
+                for slot in step.outputs
+            ]
+    text = str(llvm_module)
+    ptx = compile_ptx(text, arch) if names else ""
+    return GpuProgram(
+        module=module, arch=arch, steps=steps, parameter_slots=parameter_slots,
+        output_slots=[slots[id(output)] for output in module.entry.outputs], constants=constants,
+        slot_count=len(slots), size_count=sizes, llvm_ir=text, ptx=ptx,
+        compile_seconds=time.perf_counter() - start, kernel_names=names,
+    )
