@@ -31,6 +31,7 @@ from .llvm.elemental import COMPILED_DTYPES, EMITTABLE
 from .llvm.kernel import KernelBuilder, outer_extent
 from .llvm.math_table import cpu_math
 from .llvm.target import host_target_machine, jit_engine
+from .slots import HostStep, Slots
 
 _KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _ALIGNMENT = 64
@@ -79,16 +80,6 @@ class KernelStep:
     # Shapes of what the kernel touches, when some size is a placeholder (symbolic_sizes.py):
     # then extent, output shapes and the threading decision are resolved at each run.
     symbolic_work: list[tuple[int, ...]] | None = None
-
-
-@dataclass
-class HostStep:
-    """One instruction run through its NumPy reference on the host."""
-
-    instruction: Instruction
-    inputs: list[int]
-    output: int
-    symbolic_shape: bool = False  # its "shape" attribute holds placeholder sizes
 
 
 @dataclass
@@ -184,29 +175,12 @@ class CpuBackend:
         llvm_module = ir.Module(name=module.name)
         llvm_module.triple = host_target_machine().triple
         builder = KernelBuilder(llvm_module, cpu_math)
-        slots: dict[object, int] = {}
-        steps, pending, constants = [], [], {}
-
-        def slot_of(instruction):
-            return slots.setdefault(id(instruction), len(slots))
-
-        def fresh_slot():
-            return slots.setdefault(("unread output", len(slots)), len(slots))
-
-        parameter_slots = [slot_of(parameter) for parameter in module.entry.parameters]
+        slots = Slots(module)
+        steps, pending = [], []
         launched: dict[tuple, KernelStep] = {}
-        for instruction in module.entry.post_order():
-            opcode = instruction.opcode
-            if opcode == "parameter":
-                continue
-            if opcode == "constant":
-                constants[slot_of(instruction)] = instruction.attr("literal").array
-                continue
-            if opcode != "fusion":
-                steps.append(HostStep(
-                    instruction, [slot_of(o) for o in instruction.operands], slot_of(instruction),
-                    symbolic_shape=any(map(is_symbolic_size, instruction.attributes.get("shape", ()))),
-                ))
+        for instruction in slots.instructions():
+            if instruction.opcode != "fusion":
+                steps.append(slots.host_step(instruction))
                 continue
             computation = instruction.attr("computation")
             key = (id(computation), tuple(id(o) for o in instruction.operands))
@@ -218,19 +192,16 @@ class CpuBackend:
                 work = [node.shape for node in computation.outputs + computation.parameters]
                 symbolic = any(is_symbolic_size(size) for shape in work for size in shape)
                 step = KernelStep(
-                    name, [slot_of(o) for o in instruction.operands], [None] * len(computation.outputs),
+                    name, [slots.of(o) for o in instruction.operands], [None] * len(computation.outputs),
                     [(output.shape, output.dtype) for output in computation.outputs], extent,
                     parallel=not symbolic and _parallel(extent, work), symbolic_work=work if symbolic else None,
                 )
                 launched[key] = step
                 steps.append(step)
                 pending.append(step)
-            launched[key].outputs[instruction.attr("output_index")] = slot_of(instruction)
+            launched[key].outputs[instruction.attr("output_index")] = slots.of(instruction)
         for step in pending:
-            # An output no instruction reads still needs a slot to be written to.
-            step.outputs = [
-                slot if slot is not None else fresh_slot() for slot in step.outputs
-            ]
+            step.outputs = [slot if slot is not None else slots.fresh() for slot in step.outputs]
         text = str(llvm_module)
         if pending:
             engine = jit_engine()  # one per process: compiled code lives as long as it does
@@ -240,10 +211,10 @@ class CpuBackend:
         return CpuExecutable(
             module=module,
             steps=steps,
-            parameter_slots=parameter_slots,
-            output_slots=[slots[id(output)] for output in module.entry.outputs],
-            constants=constants,
-            slot_count=len(slots),
+            parameter_slots=slots.parameters,
+            output_slots=slots.outputs,
+            constants=slots.constants,
+            slot_count=slots.count,
             llvm_ir=text,
             compile_seconds=time.perf_counter() - start,
         )

@@ -20,10 +20,11 @@ from .. import _profiler, dtypes
 from ..hlo import Instruction, Module
 from ..passes.default import default_pipeline
 from ..shapes import SYMBOLIC_SIZE_BASE, is_symbolic_size
-from .cpu import CpuFusionPolicy, HostStep
+from .cpu import CpuFusionPolicy
 from .llvm.gpu_kernel import GpuKernelBuilder, KernelPlan, plan_kernels
 from .llvm.math_table import gpu_math
 from .llvm.nvptx import TRIPLE, compile_ptx
+from .slots import Slots
 
 # dot on these dtypes goes to cuBLAS; on others (integers, bool) to the host reference.
 CUBLAS_DTYPES = frozenset({dtypes.float16, dtypes.float32, dtypes.float64})
@@ -106,30 +107,16 @@ def compile_program(module: Module, arch: str, fusion_policy=None, pipeline_dump
     llvm_module.triple = TRIPLE
     sizes = size_count(module)
     builder = GpuKernelBuilder(llvm_module, gpu_math, sizes)
-    slots: dict[object, int] = {}
-    steps, constants, names = [], {}, []
-
-    def slot_of(instruction):
-        return slots.setdefault(id(instruction), len(slots))
-
-    parameter_slots = [slot_of(parameter) for parameter in module.entry.parameters]
+    slots = Slots(module)
+    steps, names = [], []
     launched: dict[tuple, list[LaunchStep]] = {}
-    for instruction in module.entry.post_order():
-        opcode = instruction.opcode
-        if opcode == "parameter":
+    for instruction in slots.instructions():
+        operand_slots = [slots.of(operand) for operand in instruction.operands]
+        if instruction.opcode == "dot" and instruction.dtype in CUBLAS_DTYPES:
+            steps.append(DotStep(instruction, operand_slots, slots.of(instruction)))
             continue
-        if opcode == "constant":
-            constants[slot_of(instruction)] = instruction.attr("literal").array
-            continue
-        operand_slots = [slot_of(operand) for operand in instruction.operands]
-        if opcode == "dot" and instruction.dtype in CUBLAS_DTYPES:
-            steps.append(DotStep(instruction, operand_slots, slot_of(instruction)))
-            continue
-        if opcode != "fusion":
-            steps.append(HostStep(
-                instruction, operand_slots, slot_of(instruction),
-                symbolic_shape=any(map(is_symbolic_size, instruction.attributes.get("shape", ()))),
-            ))
+        if instruction.opcode != "fusion":
+            steps.append(slots.host_step(instruction))
             continue
         computation = instruction.attr("computation")
         key = (id(computation), tuple(id(operand) for operand in instruction.operands))
@@ -146,19 +133,15 @@ def compile_program(module: Module, arch: str, fusion_policy=None, pipeline_dump
         position = instruction.attr("output_index")
         for step in launched[key]:
             if position in step.plan.outputs:
-                step.outputs[step.plan.outputs.index(position)] = slot_of(instruction)
+                step.outputs[step.plan.outputs.index(position)] = slots.of(instruction)
     for group in launched.values():
         for step in group:
-            # An output no instruction reads still needs a slot to be written to.
-            step.outputs = [
-                slot if slot is not None else slots.setdefault(("unread", len(slots)), len(slots))
-                for slot in step.outputs
-            ]
+            step.outputs = [slot if slot is not None else slots.fresh() for slot in step.outputs]
     text = str(llvm_module)
     ptx = compile_ptx(text, arch) if names else ""
     return GpuProgram(
-        module=module, arch=arch, steps=steps, parameter_slots=parameter_slots,
-        output_slots=[slots[id(output)] for output in module.entry.outputs], constants=constants,
-        slot_count=len(slots), size_count=sizes, llvm_ir=text, ptx=ptx,
+        module=module, arch=arch, steps=steps, parameter_slots=slots.parameters,
+        output_slots=slots.outputs, constants=slots.constants, slot_count=slots.count, size_count=sizes,
+        llvm_ir=text, ptx=ptx,
         compile_seconds=time.perf_counter() - start, kernel_names=names,
     )

@@ -32,11 +32,10 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from ... import dtypes
 from ...hlo import Computation, post_order
 from .elemental import ElementalEmitter, EmitContext, delinearize, value_type
 from .kernel import ACCUMULATOR, buffer_loader, combine, element_storer, reduction_identity
-from .loops import INDEX, entry_alloca, for_range, index_constant
+from .loops import entry_alloca, for_range, index_constant
 
 BLOCK = 256  # threads per block (8 warps)
 WARP = 32

@@ -125,6 +125,7 @@ def assemble(ptx: str, arch: str) -> None:
     with tempfile.NamedTemporaryFile("w", suffix=".ptx") as file:
         file.write(ptx)
         file.flush()
-        result = subprocess.run([executable, f"-arch={arch}", "-o", os.devnull, file.name], capture_output=True, text=True)
+        command = [executable, f"-arch={arch}", "-o", os.devnull, file.name]
+        result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise ValueError(f"ptxas -arch={arch} rejected the PTX:\n{result.stderr}")
