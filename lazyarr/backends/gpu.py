@@ -67,10 +67,11 @@ class GpuTransferManager:
         return cupy.asnumpy(buffer)
 
     def from_host(self, array: np.ndarray):
-        return cupy.asarray(np.ascontiguousarray(array))
+        # np.asarray(order="C"), not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
+        return cupy.asarray(np.asarray(array, order="C"))
 
     def copy(self, buffer):
-        return cupy.ascontiguousarray(buffer).copy()
+        return buffer.copy(order="C")
 
 
 TRANSFER_MANAGER = GpuTransferManager()
@@ -125,7 +126,8 @@ class GpuExecutable:
                 with _profiler.span("cuBLAS dot", "execute"):
                     values = [slots[slot] for slot in step.inputs]
                     result = dot_general(values, step.instruction.attributes, cupy.matmul)
-                    slots[step.output] = cupy.ascontiguousarray(result, dtype=step.instruction.dtype)
+                    # astype(copy=False) keeps 0-d results 0-d (ascontiguousarray would make them 1-d).
+                    slots[step.output] = result.astype(step.instruction.dtype, order="C", copy=False)
             else:
                 with _profiler.span("host step", "execute", step):
                     values = [cupy.asnumpy(slots[slot]) for slot in step.inputs]

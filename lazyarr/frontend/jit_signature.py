@@ -2,11 +2,11 @@
 
 `la.jit` keys its executables by (argument treedef, per-leaf signature, static arguments,
 backend). The backend follows the devices of the argument buffers (compile.backend_for): GPU
-arrays run on the GPU backend, host arrays on the default one. This module computes that key for a call, with the argument buffers, in one pass
-(`call_signature`, the hot path of every jitted call); it also holds how static arguments are
-found and split off a call, how a Python scalar is keyed, how two keys are told apart in words
-(for --explain_cache_misses and errors), and the abstract array `ShapeDtypeStruct` that
-`f.lower(...)` accepts.
+arrays run on the GPU backend, host arrays on the default one. This module computes that key
+for a call, with the argument buffers, in one pass (`call_signature`, the hot path of every
+jitted call); it also holds how static arguments are found and split off a call, how a Python
+scalar is keyed, how two keys are told apart in words (for --explain_cache_misses and errors),
+and the abstract array `ShapeDtypeStruct` that `f.lower(...)` accepts.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ _LIBM_NAMES = {
     "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
     "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "asinh", "acosh": "acosh",
     "atanh": "atanh", "cbrt": "cbrt", "atan2": "atan2", "hypot": "hypot", "power": "pow",
-    "nextafter": "nextafter", "erf": "erf",
+    "nextafter": "nextafter", "erf": "erf", "fmod": "fmod",
 }
 
 
@@ -48,6 +48,8 @@ def libm_call(ctx, name: str, dtype, *arguments):
 
 def cpu_math(ctx, name: str, dtype, *arguments):
     """`name(*arguments)` for float32/float64 values (float16 is widened by the caller)."""
+    if name == "fmod":
+        return ctx.builder.frem(*arguments)  # exact on the CPU (LLVM calls fmod where needed)
     polynomial = _polynomials().get((name, dtype.name))
     if polynomial is not None:
         return polynomial(ctx.builder, *arguments)
@@ -55,7 +57,9 @@ def cpu_math(ctx, name: str, dtype, *arguments):
 
 
 def gpu_math(ctx, name: str, dtype, *arguments):
-    """`name(*arguments)` on NVPTX: libdevice's `__nv_<name>[f]`, else a straight-line polynomial."""
+    """`name(*arguments)` on NVPTX: libdevice's `__nv_<name>[f]`, else a straight-line polynomial.
+    fmod too: NVPTX lowers LLVM's `frem` to x - trunc(x / y) * y, whose rounded quotient is wrong
+    for large |x / y| (float32 1e10 % 3 gives 256); libdevice's fmod is exact."""
     if name in _LIBM_NAMES:
         symbol = "__nv_" + _LIBM_NAMES[name] + ("f" if dtype == dtypes.float32 else "")
         function = ctx.module.globals.get(symbol)

@@ -113,8 +113,20 @@ def compile_ptx(source, arch: str) -> str:
 
 
 def ptxas_path() -> str | None:
-    """The `ptxas` assembler, if installed (tests use it to check generated PTX)."""
-    return shutil.which("ptxas")
+    """The `ptxas` assembler, if installed (tests use it to check generated PTX): on PATH, or
+    from pip's nvidia-cuda-nvcc package (the `test` and `gpu` extras install it on Linux)."""
+    found = shutil.which("ptxas")
+    if found:
+        return found
+    try:
+        import nvidia
+    except ImportError:
+        return None
+    for package in nvidia.__path__:
+        candidate = os.path.join(package, "cuda_nvcc", "bin", "ptxas")
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
 
 
 def assemble(ptx: str, arch: str) -> None:

@@ -77,7 +77,7 @@ def _floor_divide(ctx, instr, a, b):
     if _is_float(dtype):
         # NumPy's npy_floor_divide: through fmod so that the result is consistent with remainder.
         quotient = builder.fdiv(a, b)
-        modulo = builder.frem(a, b)
+        modulo = ctx.math("fmod", dtype, a, b)  # exact; the target's table says how
         div = builder.fdiv(builder.fsub(a, modulo), b)
         zero = ir.Constant(a.type, 0.0)
         fix = builder.and_(
@@ -112,7 +112,7 @@ def _remainder(ctx, instr, a, b):
     builder, dtype = ctx.builder, instr.dtype
     if _is_float(dtype):
         zero = ir.Constant(a.type, 0.0)
-        modulo = builder.frem(a, b)
+        modulo = ctx.math("fmod", dtype, a, b)  # exact; the target's table says how
         nonzero = builder.fcmp_unordered("!=", modulo, zero)
         fix = builder.and_(
             nonzero,

@@ -73,7 +73,7 @@ def dot_general(values, attrs, matmul):
     left = _as_batched_matrix(lhs, lhs_batch, lhs_free, lhs_contracting, contracting_last=True)
     right = _as_batched_matrix(rhs, rhs_batch, rhs_free, rhs_contracting, contracting_last=False)
     with np.errstate(all="ignore"):
-        product = np.matmul(left, right)
+        product = matmul(left, right)
     shape = (
         tuple(lhs.shape[axis] for axis in lhs_batch)
         + tuple(lhs.shape[axis] for axis in lhs_free)
