@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 
 @dataclass(frozen=True)
 class Flags:
-    backend: str = "cpu"                # cpu (llvmlite) | interpreter (the NumPy oracle) | gpu (NVPTX kernels, CuPy buffers)
+    backend: str = "cpu"                # cpu (llvmlite) | interpreter (NumPy oracle) | gpu (PTX, CuPy buffers)
     dump_to: str = ""                    # directory for per-module dumps; empty: no dumps
     dump_passes: bool = False            # also dump the HLO after every pass
     disable_passes: tuple[str, ...] = () # pass names to skip
