@@ -100,7 +100,8 @@ def get_backend(name: str) -> Backend:
 
 
 def available_devices() -> tuple[str, ...]:
-    return ("cpu", *_DEVICE_MODULES)
+    """Devices lazyarr knows: built in, and registered with `register_device`."""
+    return tuple(dict.fromkeys(("cpu", *_DEVICE_MODULES, *_TRANSFERS)))
 
 
 def transfer_manager(device: str) -> TransferManager:
