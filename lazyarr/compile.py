@@ -265,21 +265,15 @@ def explain(outputs: Sequence[Instruction], bound: BufferLookup):
 _DEVICE_BACKENDS = {"cpu": "cpu", "gpu": "gpu"}
 
 
-def backend_for(buffers: Sequence[object], where: str = "evaluate") -> str:
-    """The backend that runs a module on these buffers: the one of the device holding them.
-
-    Host 0-d arrays go with any device (as Python scalars do: lifted scalars are host arrays,
-    and the executable moves them). Buffers on two devices raise ValueError naming them: move
-    one side explicitly with `to_device`. No buffers at all: the default backend.
-    """
-    default = _flags.FLAGS.backend
+def device_of_buffers(buffers: Sequence[object], where: str = "evaluate") -> str | None:
+    """The one device holding `buffers`, or None when none decides: host 0-d arrays go with any
+    device (as Python scalars do: lifted scalars are host arrays, and executables move them).
+    Buffers on two devices raise ValueError naming them: move one side with `to_device`."""
     devices: dict[str, object] = {}
     for buffer in buffers:
         if isinstance(buffer, np.ndarray) and buffer.ndim == 0:
             continue
         devices.setdefault(device_of(buffer), buffer)
-    if not devices:
-        return default
     if len(devices) > 1:
         described = ", ".join(
             f"{getattr(buffer, 'dtype', '?')}{list(getattr(buffer, 'shape', ()))} on {device!r}"
@@ -289,8 +283,16 @@ def backend_for(buffers: Sequence[object], where: str = "evaluate") -> str:
             f"{where}: one computation reads arrays on different devices ({described}); "
             "move them to one device first with x.to_device(...)"
         )
-    (device,) = devices
-    if get_backend(default).device == device:
+    return next(iter(devices), None)
+
+
+def backend_for(buffers: Sequence[object], where: str = "evaluate") -> str:
+    """The backend that runs a module on these buffers: the one of the device holding them
+    (`device_of_buffers`); the default backend when no buffer decides or when the default
+    backend runs on that device."""
+    default = _flags.FLAGS.backend
+    device = device_of_buffers(buffers, where)
+    if device is None or get_backend(default).device == device:
         return default
     if device not in _DEVICE_BACKENDS:
         raise ValueError(f"{where}: no backend runs computations on device {device!r}")

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _flags, dtypes
 from ..backends import available_devices, device_of, get_backend, to_device, transfer_manager
-from ..compile import evaluate_graph
+from ..compile import device_of_buffers, evaluate_graph
 from ..hlo import Instruction, fresh_parameter
 from . import tracing
 
@@ -76,29 +76,20 @@ def graph_device(node: Instruction) -> str:
     buffer = _BOUND.get(node)
     if buffer is not None:
         return "cpu" if type(buffer) is np.ndarray else device_of(buffer)
-    devices: dict[str, Instruction] = {}
+    buffers = []
     visited = {id(node)}
     stack = [node]
     while stack:
         current = stack.pop()
         buffer = _BOUND.get(current)
-        if buffer is None:
-            for operand in current.operands:
-                if id(operand) not in visited:
-                    visited.add(id(operand))
-                    stack.append(operand)
-        elif not (isinstance(buffer, np.ndarray) and buffer.ndim == 0):
-            devices.setdefault(device_of(buffer), current)
-    if not devices:
-        return default_device()
-    if len(devices) > 1:
-        described = ", ".join(f"{leaf.dtype}{list(leaf.shape)} on {device!r}" for device, leaf in devices.items())
-        raise ValueError(
-            f"device: the array is computed from arrays on different devices ({described}); "
-            "move them to one device first with x.to_device(...)"
-        )
-    (device,) = devices
-    return device
+        if buffer is not None:
+            buffers.append(buffer)
+            continue
+        for operand in current.operands:
+            if id(operand) not in visited:
+                visited.add(id(operand))
+                stack.append(operand)
+    return device_of_buffers(buffers, where="device") or default_device()
 
 
 def host_copy(buffer) -> np.ndarray:

@@ -292,9 +292,10 @@ def assert_agrees(got, want, bound):
     assert excess.max(initial=0.0) <= 0.0, f"off by {excess.max()} beyond the bound {bound}"
 
 
-@settings(max_examples=60, deadline=None)
-@given(random_graphs())
-def test_cpu_backend_matches_the_evaluator_on_random_graphs(graph):
+def check_random_graph(graph, run, backend_name, bound=error_bound):
+    """Run `graph` with `run(computation, arguments)` and hold each output to the evaluator's
+    within the error-analysis bound (`bound(node, values, bounds)`). Shared by the CPU and GPU
+    fuzz tests."""
     computation, arguments, inexact_nodes = graph
     inexact = set(map(id, inexact_nodes))
     everything = computation.post_order()
@@ -309,13 +310,20 @@ def test_cpu_backend_matches_the_evaluator_on_random_graphs(graph):
             for value in [values[id(node)], *(values.get(id(operand)) for operand in node.operands)]:
                 assume(value is None or not dtypes.is_floating(value.dtype)
                        or (np.isfinite(value).all() and magnitude(value) < 1e12))
-            bounds[id(node)] = error_bound(node, values, bounds)
+            bounds[id(node)] = bound(node, values, bounds)
     want = evaluate(computation, arguments)
-    got = compile_module(Module("main", computation), "cpu").run(arguments)
+    got = run(computation, arguments)
     printed = text.print_module(Module("main", computation))
     for output, expected, actual in zip(computation.outputs, want, got, strict=True):
         try:
             assert_agrees(np.asarray(actual), expected, bounds.get(id(output), 0.0))
         except AssertionError as error:
             raise AssertionError(f"{output.name}:\n{printed}\ninputs={arguments}\n"
-                                 f"cpu={actual!r}\nevaluator={expected!r}") from error
+                                 f"{backend_name}={actual!r}\nevaluator={expected!r}") from error
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_graphs())
+def test_cpu_backend_matches_the_evaluator_on_random_graphs(graph):
+    check_random_graph(
+        graph, lambda computation, arguments: compile_module(Module("main", computation), "cpu").run(arguments), "cpu")

@@ -44,7 +44,7 @@ from lazyarr.backends.gpu_compile import DotStep, LaunchStep  # noqa: E402
 from lazyarr.backends.llvm.elemental import COMPILED_DTYPES  # noqa: E402
 from lazyarr.backends.llvm.gpu_kernel import launch_splits  # noqa: E402
 from lazyarr.compile import compile_module  # noqa: E402
-from lazyarr.hlo import Computation, Module, evaluate, make, text  # noqa: E402
+from lazyarr.hlo import Computation, Module, evaluate, make  # noqa: E402
 from lazyarr.hlo.ops.reduce import REDUCE_KINDS  # noqa: E402
 from lazyarr.shapes import resolve_shape  # noqa: E402
 from tests.assertions import assert_identical  # noqa: E402
@@ -52,11 +52,15 @@ from tests.backends.test_cpu_elementwise import (  # noqa: E402
     CASES,
     SHAPE,
     ULP_TOLERANCE,
-    ZERO_SIGN_UNSPECIFIED,
-    ulp_distance,
+    assert_agrees,
 )
-from tests.backends.test_cpu_fuzz import TRANSCENDENTAL, error_bound, magnitude, random_graphs  # noqa: E402
-from tests.backends.test_cpu_fuzz import assert_agrees as assert_within_bound  # noqa: E402
+from tests.backends.test_cpu_fuzz import (  # noqa: E402
+    TRANSCENDENTAL,
+    check_random_graph,
+    error_bound,
+    magnitude,
+    random_graphs,
+)
 from tests.strategies import arrays  # noqa: E402
 
 COMPILED = sorted(COMPILED_DTYPES, key=lambda dtype: dtype.num)
@@ -118,23 +122,6 @@ GPU_ULP_TOLERANCE = {
 }
 
 
-def assert_agrees(name, got, want):
-    """test_cpu_elementwise's assertion with the GPU's tolerances: shape, dtype, then values;
-    exact ops bit-identical (signs of zeros too), transcendentals within GPU_ULP_TOLERANCE."""
-    assert got.shape == want.shape
-    assert got.dtype == want.dtype
-    if not dtypes.is_floating(want.dtype) or name not in GPU_ULP_TOLERANCE:
-        np.testing.assert_array_equal(got, want)
-        if dtypes.is_floating(want.dtype) and name not in ZERO_SIGN_UNSPECIFIED:
-            numbers = ~np.isnan(want)  # the sign of a NaN result is unspecified (IEEE 754)
-            np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
-        return
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{name}: NaN mismatch")
-    finite = ~np.isnan(want)
-    distance = ulp_distance(got[finite], want[finite])
-    assert (distance <= GPU_ULP_TOLERANCE[name]).all(), f"{name}: {distance.max()} ULP apart"
-
-
 def test_tolerances_cover_every_transcendental_of_the_cpu_table():
     assert set(ULP_TOLERANCE) <= set(LIBDEVICE_ULP) == set(NUMPY_ULP)
 
@@ -149,7 +136,7 @@ def test_elementwise_op_matches_interpreter(name, arity, dtype, data):
     computation = Computation("main", parameters, (make(name, parameters),))
     (want,) = evaluate(computation, values)
     (got,) = run_on_gpu(computation, values)
-    assert_agrees(name, got, want)
+    assert_agrees(name, got, want, GPU_ULP_TOLERANCE)
 
 
 # ------------------------------------------------------------------------------- reductions
@@ -321,28 +308,7 @@ def gpu_error_bound(node, values, bounds):
 @settings(max_examples=60, deadline=None)
 @given(random_graphs())
 def test_gpu_backend_matches_the_evaluator_on_random_graphs(graph):
-    computation, arguments, inexact_nodes = graph
-    inexact = set(map(id, inexact_nodes))
-    everything = computation.post_order()
-    values = dict(zip(map(id, everything), evaluate(
-        Computation("all", computation.parameters, tuple(everything)), arguments), strict=True))
-    bounds = {}
-    for node in everything:
-        if id(node) in inexact:
-            # As on the CPU: bounds hold where values are finite and far from overflow.
-            for value in [values[id(node)], *(values.get(id(operand)) for operand in node.operands)]:
-                assume(value is None or not dtypes.is_floating(value.dtype)
-                       or (np.isfinite(value).all() and magnitude(value) < 1e12))
-            bounds[id(node)] = gpu_error_bound(node, values, bounds)
-    want = evaluate(computation, arguments)
-    got = run_on_gpu(computation, arguments)
-    printed = text.print_module(Module("main", computation))
-    for output, expected, actual in zip(computation.outputs, want, got, strict=True):
-        try:
-            assert_within_bound(actual, expected, bounds.get(id(output), 0.0))
-        except AssertionError as error:
-            raise AssertionError(f"{output.name}:\n{printed}\ninputs={arguments}\n"
-                                 f"gpu={actual!r}\nevaluator={expected!r}") from error
+    check_random_graph(graph, run_on_gpu, "gpu", bound=gpu_error_bound)
 
 
 # ------------------------------------------------------------------- transfers and interop
