@@ -9,6 +9,8 @@ module text.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -182,15 +184,36 @@ def compile_module(module: Module, backend_name: str):
     return SizedExecutable(executable, sizes) if sizes else executable
 
 
+# Compiling is serialized: llvmlite's IR builder fills some tables lazily and LLVM's global
+# context is not thread-safe, so two threads compiling at once could fail (a KeyError was
+# seen). Runs of compiled code stay concurrent. Held across fork, so a child never inherits
+# a half-finished compile.
+_COMPILE_LOCK = threading.RLock()
+os.register_at_fork(before=_COMPILE_LOCK.acquire, after_in_parent=_COMPILE_LOCK.release,
+                    after_in_child=_COMPILE_LOCK.release)
+
+
 def _compile_cached(key: tuple, module: Module, concrete: Module):
     """Compile `module` under `key` unless cached; dumps show `concrete` (replayable sizes)."""
-    backend_name = key[0]
     executable = _CACHE.get(key)
     if executable is not None:
-        _profiler.instant("compile cache hit", "compile", backend_name)
+        _profiler.instant("compile cache hit", "compile", key[0])
         _INFO.hits += 1
-        _CACHE.move_to_end(key)
+        try:
+            _CACHE.move_to_end(key)
+        except KeyError:  # evicted by another thread meanwhile: still a valid executable
+            pass
         return executable
+    with _COMPILE_LOCK:
+        executable = _CACHE.get(key)  # another thread may have compiled it while we waited
+        if executable is not None:
+            _INFO.hits += 1
+            return executable
+        return _compile_uncached(key, module, concrete)
+
+
+def _compile_uncached(key: tuple, module: Module, concrete: Module):
+    backend_name = key[0]
     _INFO.misses += 1
     _profiler.instant("compile cache miss", "compile", backend_name)
     if _flags.FLAGS.explain_cache_misses:

@@ -40,11 +40,26 @@ _PARALLEL_THRESHOLD = 1 << 16
 
 
 def aligned_empty(shape, dtype) -> np.ndarray:
-    """An uninitialized array whose data starts on a 64-byte boundary."""
+    """An uninitialized array whose data starts on a 64-byte boundary.
+
+    Too large for memory: MemoryError in NumPy's words, naming `shape` and `dtype` (not the
+    byte buffer behind them): 'Unable to allocate 72.8 TiB for an array with shape
+    (10000000000000,) and data type float64'.
+    """
     dtype = np.dtype(dtype)
     count = math.prod(shape)  # not np.prod: ~2 µs of dispatch per output on every run
     nbytes = max(count, 1) * dtype.itemsize
-    raw = np.empty(nbytes + _ALIGNMENT, dtype=np.uint8)
+    try:
+        raw = np.empty(nbytes + _ALIGNMENT, dtype=np.uint8)
+    except MemoryError:
+        size, unit = float(nbytes), "bytes"
+        for larger in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+            if round(size) < 1024:  # as NumPy: a unit that still fits after rounding
+                break
+            size, unit = size / 1024, larger
+        amount = f"{nbytes} bytes" if unit == "bytes" else f"{size:#.3g} {unit}"
+        raise MemoryError(f"Unable to allocate {amount} for an array with shape {tuple(shape)} "
+                          f"and data type {dtype}") from None
     offset = (-raw.ctypes.data) % _ALIGNMENT
     return raw[offset:offset + nbytes].view(dtype)[:count].reshape(shape)
 
@@ -158,6 +173,16 @@ def _pool() -> ThreadPoolExecutor:
     if _POOL is None:
         _POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="lazyarr-cpu")
     return _POOL
+
+
+def _forget_pool_in_child() -> None:
+    """A forked child has none of its parent's worker threads: work handed to the inherited
+    pool would wait forever, so the child makes a pool of its own on first use."""
+    global _POOL
+    _POOL = None
+
+
+os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 
 class CpuBackend:

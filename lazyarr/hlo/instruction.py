@@ -12,6 +12,7 @@ Attributes are stored as a sorted tuple of (name, value) pairs; every value is h
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
@@ -125,6 +126,9 @@ class Instruction:
 
 _INTERN: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _INTERN_LOCK = threading.Lock()
+# Held across fork, so a child never inherits the lock taken by a thread it does not have.
+os.register_at_fork(before=_INTERN_LOCK.acquire, after_in_parent=_INTERN_LOCK.release,
+                    after_in_child=_INTERN_LOCK.release)
 
 
 def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Instruction:

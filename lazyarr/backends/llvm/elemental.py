@@ -192,6 +192,31 @@ UNARY = {
 }
 
 
+def narrow_float(builder: ir.IRBuilder, value, target_type: ir.Type):
+    """fptrunc, correctly rounded without soft-float helpers.
+
+    float64 -> float16 has no instruction on x86-64, and LLVM calls `__truncdfhf2`, which the
+    JIT cannot resolve (a crash). Instead round to float32 *to odd* (truncate toward zero, set
+    the last bit when inexact), then to float16: float32 keeps more than 11 + 2 bits, so the
+    second rounding is exact to nearest-even (the round-to-odd theorem). NaN and inf keep
+    their bits; overflow becomes FLT_MAX, which still rounds to float16 inf.
+    """
+    if not (isinstance(value.type, ir.DoubleType) and isinstance(target_type, ir.HalfType)):
+        return builder.fptrunc(value, target_type)
+    single, bits_type = ir.FloatType(), ir.IntType(32)
+    rounded = builder.fptrunc(value, single)
+    back = builder.fpext(rounded, value.type)
+    exact = builder.fcmp_unordered("==", back, value)  # exact, or NaN
+    magnitude = lambda number: builder.call(  # noqa: E731
+        builder.module.declare_intrinsic("llvm.fabs", [number.type]), [number])
+    away = builder.fcmp_ordered(">", magnitude(back), magnitude(value))  # rounded away from zero
+    bits = builder.bitcast(rounded, bits_type)
+    toward_zero = builder.select(away, builder.sub(bits, ir.Constant(bits_type, 1)), bits)
+    odd = builder.or_(toward_zero, ir.Constant(bits_type, 1))
+    single_value = builder.bitcast(builder.select(exact, bits, odd), single)
+    return builder.fptrunc(single_value, target_type)
+
+
 def convert_value(ctx: EmitContext, value, source, target):
     """NumPy's astype for one element; float -> int saturates (NumPy leaves it undefined)."""
     builder = ctx.builder
@@ -205,10 +230,13 @@ def convert_value(ctx: EmitContext, value, source, target):
     if dtypes.is_floating(target):
         if dtypes.is_floating(source):
             wider = source.itemsize < target.itemsize
-            return builder.fpext(value, target_type) if wider else builder.fptrunc(value, target_type)
-        if dtypes.is_signed_integer(source):
-            return builder.sitofp(value, target_type)
-        return builder.uitofp(value, target_type)
+            return builder.fpext(value, target_type) if wider else narrow_float(builder, value, target_type)
+        # Integers reach float16 through float32: exact below 2**24, and every larger integer is
+        # beyond float16's range either way; no soft-float helper (__floatdihf) is called.
+        wide_type = ir.FloatType() if target == dtypes.float16 else target_type
+        widened = builder.sitofp(value, wide_type) if dtypes.is_signed_integer(source) else builder.uitofp(
+            value, wide_type)
+        return builder.fptrunc(widened, target_type) if wide_type is not target_type else widened
     if dtypes.is_floating(source):
         name = "llvm.fptosi.sat" if dtypes.is_signed_integer(target) else "llvm.fptoui.sat"
         signature = ir.FunctionType(target_type, [value.type])
