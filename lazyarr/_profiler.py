@@ -29,6 +29,8 @@ import threading
 import time
 from collections import defaultdict
 
+from . import _files
+
 _ACTIVE: tuple[Profile, ...] | None = None  # the open profile blocks; None when nothing records
 _ACTIVE_LOCK = threading.Lock()
 _MAX_LIST_ITEMS = 16  # longer lists in event args are cut (a trace viewer shows args in one line)
@@ -218,8 +220,9 @@ class Profile:
         return {"traceEvents": self.events, "displayTimeUnit": "ms"}
 
     def write(self, path: str | os.PathLike) -> None:
-        with open(path, "w") as file:
-            json.dump(self.trace(), file)
+        """Save the trace JSON at `path` through a new file and a rename: a symlink planted
+        there is replaced, not followed."""
+        _files.replace(path, json.dumps(self.trace()))
 
     def summary(self) -> str:
         """Total and count per (category, name) of the complete events, longest first.

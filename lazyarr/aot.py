@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import dtypes
+from . import _files, dtypes
 from .hlo import Module
 
 if TYPE_CHECKING:  # the code generator loads LLVM: imported on first compilation, not with lazyarr
@@ -131,10 +131,9 @@ def compile_module(module: Module, name: str, *, output_dir: str | os.PathLike, 
     os.makedirs(output_dir, exist_ok=True)
     object_path = os.path.join(os.fspath(output_dir), f"{name}.o")
     header_path = os.path.join(os.fspath(output_dir), f"{name}.h")
-    with open(object_path, "wb") as file:
-        file.write(object_code)
-    with open(header_path, "w") as file:
-        file.write(header_text(program, signature, arguments, results, target_machine.triple))
+    # Through a new file and a rename: a symlink planted at either path is replaced, not followed.
+    _files.replace(object_path, object_code)
+    _files.replace(header_path, header_text(program, signature, arguments, results, target_machine.triple))
     return AotResult(name, object_path, header_path, signature, target_machine.triple, arguments, results,
                      program.scratch_bytes)
 

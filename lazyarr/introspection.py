@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import itertools
 import os
+import warnings
 from dataclasses import dataclass, field
 
+from ._files import create_new
 from .hlo.text import print_module
 
 
@@ -69,26 +71,66 @@ def explanation_for(backend_name: str, hlo_before: str, executable, cache_hit: b
 
 
 _MODULE_NUMBERS = itertools.count()
+_FAILED_DIRECTORIES: set[str] = set()  # --dump_to paths that could not be written: warned about once
 
 
 class DumpWriter:
     """Writes `module_NNNN.<name>.<stage>.txt` files into the --dump_to directory (and
-    `.ir-no-opt.ll`, `.ir-with-opt.ll` for the CPU, `.ir-no-opt.ll`, `.ptx` for the GPU)."""
+    `.ir-no-opt.ll`, `.ir-with-opt.ll` for the CPU, `.ir-no-opt.ll`, `.ptx` for the GPU).
+
+    Every file is created new, never written through a symlink or over an existing file: the
+    first file of a module claims the next number whose name is free, so processes dumping
+    into one directory keep each other's files. A path that cannot be written (a file, a
+    directory without permission) gets one warning naming --dump_to, the path and the OS
+    error; evaluation goes on, without dumps there.
+    """
 
     def __init__(self, directory: str, module_name: str):
-        os.makedirs(directory, exist_ok=True)
-        self.prefix = os.path.join(directory, f"module_{next(_MODULE_NUMBERS):04d}.{module_name}")
+        self.directory = directory
+        self.module_name = module_name
+        self.prefix = ""  # module_NNNN.<name>, claimed by the first file written
+        self.enabled = directory not in _FAILED_DIRECTORIES
         self._pass_numbers = itertools.count()
+        self._guarded(os.makedirs, directory, exist_ok=True)
 
     def write(self, suffix: str, text: str) -> None:
-        with open(f"{self.prefix}.{suffix}", "w") as file:
-            file.write(text)
+        self._guarded(self._write, suffix, text)
+
+    def _write(self, suffix: str, text: str) -> None:
+        if self.prefix:
+            create_new(f"{self.prefix}.{suffix}", text)
+            return
+        while True:
+            prefix = os.path.join(self.directory, f"module_{next(_MODULE_NUMBERS):04d}.{self.module_name}")
+            try:
+                create_new(f"{prefix}.{suffix}", text)
+            except FileExistsError:  # another process's module (or a planted link): the next number
+                continue
+            self.prefix = prefix
+            return
+
+    def _guarded(self, action, *arguments, **keywords) -> None:
+        """Run a file operation unless dumping here failed; an OSError turns dumping off."""
+        if not self.enabled:
+            return
+        try:
+            action(*arguments, **keywords)
+        except OSError as error:
+            self.enabled = False
+            if self.directory not in _FAILED_DIRECTORIES:
+                _FAILED_DIRECTORIES.add(self.directory)
+                # stacklevel 1: any evaluation may compile, so no caller's line is the one to blame
+                warnings.warn(f"LAZYARR_FLAGS --dump_to={self.directory}: cannot write dumps there "
+                              f"({error}); evaluating without dumps", RuntimeWarning, stacklevel=1)
 
     def pass_hook(self, pass_name: str, module) -> None:
         """For Pipeline(dump=...): the HLO after each pass, numbered in run order."""
-        self.write(f"{next(self._pass_numbers):04d}.{pass_name}.after.txt", print_module(module))
+        if self.enabled:
+            self.write(f"{next(self._pass_numbers):04d}.{pass_name}.after.txt", print_module(module))
 
     def finish(self, executable) -> None:
+        if not self.enabled:
+            return
         module = getattr(executable, "module", None)
         if module is not None:
             self.write("after_optimizations.txt", print_module(module))

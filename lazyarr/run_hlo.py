@@ -19,6 +19,7 @@ bad arguments or an unreadable module or inputs.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -40,7 +41,9 @@ from .hlo.text import format_type, parse
 # are, that noise stays within some tens of ULP (these are 10x JAX's test tolerances of
 # 1e-3/1e-6/1e-15), while a miscompile is usually off by far more. An absolute part as large
 # as the relative one accepts results near zero after cancellation. Integers and bools must
-# be identical.
+# be identical. An output is held to the tolerance of the narrowest float type the module
+# computes in (`working_float_dtype`), not only its own: float32 work converted to a float64
+# output carries float32 rounding differences, which float64's tolerance would call a miscompile.
 DEFAULT_TOLERANCES = {
     np.dtype(np.float16): (1e-2, 1e-2),
     np.dtype(np.float32): (1e-5, 1e-5),
@@ -53,9 +56,20 @@ _SMALL_INTEGER_LIMIT = 8  # random integers lie in [-8, 8] (unsigned [0, 8]): ze
 
 
 def random_inputs(parameters: tuple[Instruction, ...], seed: int) -> list[np.ndarray]:
-    """One random array per parameter, in parameter order, reproducible from `seed`."""
+    """One random array per parameter, in parameter order, reproducible from `seed`.
+
+    A parameter too large for memory is a MemoryError naming it.
+    """
     generator = np.random.default_rng(seed)
-    return [random_array(parameter.shape, parameter.dtype, generator) for parameter in parameters]
+    inputs = []
+    for number, parameter in enumerate(parameters):
+        try:
+            inputs.append(random_array(parameter.shape, parameter.dtype, generator))
+        except MemoryError:  # NumPy's message would name the float64 draws, not the parameter
+            size = math.prod(parameter.shape) * np.dtype(parameter.dtype).itemsize
+            raise MemoryError(f"run-hlo: parameter p{number} ({format_type(parameter.shape, parameter.dtype)}, "
+                              f"{size} bytes) does not fit in memory") from None
+    return inputs
 
 
 def random_array(shape: tuple[int, ...], dtype: np.dtype, generator: np.random.Generator) -> np.ndarray:
@@ -202,13 +216,14 @@ class OutputComparison:
         return "  ".join(parts) + f"  {verdict}{tolerance}"
 
 
-def compare_output(index: int, got: np.ndarray, want: np.ndarray,
-                   rtol: float | None = None, atol: float | None = None) -> OutputComparison:
+def compare_output(index: int, got: np.ndarray, want: np.ndarray, rtol: float | None = None,
+                   atol: float | None = None, working_dtype: np.dtype | None = None) -> OutputComparison:
     """Compare `got` with the reference `want`: equal types, then values within tolerance.
 
     Floats agree where equal (infinities included), where |got - want| <= atol + rtol |want|,
-    or where both are NaN; integers and bools only where equal. None picks the dtype's
-    DEFAULT_TOLERANCES.
+    or where both are NaN; integers and bools only where equal. None picks the
+    DEFAULT_TOLERANCES of the output's float type, or of `working_dtype` (the narrowest float
+    type the computation works in, `working_float_dtype`) where that is narrower.
     """
     comparison = OutputComparison(index, format_type(got.shape, got.dtype), format_type(want.shape, want.dtype))
     if comparison.got_type != comparison.want_type:
@@ -223,6 +238,8 @@ def compare_output(index: int, got: np.ndarray, want: np.ndarray,
         comparison.mismatches = int(np.count_nonzero(got != want))
         return comparison
     real_dtype = np.dtype(dtypes.real_dtype(want.dtype)) if dtypes.is_complex(want.dtype) else want.dtype
+    if working_dtype is not None and np.dtype(working_dtype).itemsize < real_dtype.itemsize:
+        real_dtype = np.dtype(working_dtype)  # no more precise than the narrowest rounding on its way
     default_rtol, default_atol = DEFAULT_TOLERANCES.get(real_dtype, DEFAULT_TOLERANCES[np.dtype(np.float64)])
     comparison.rtol = default_rtol if rtol is None else rtol
     comparison.atol = default_atol if atol is None else atol
@@ -245,6 +262,22 @@ def compare_output(index: int, got: np.ndarray, want: np.ndarray,
     comparison.max_ulp = max(int(ulp_distance(left, right).max(initial=0)) for left, right in parts)
     comparison.mismatches = comparison.nan_mismatches + int(np.count_nonzero(~close))
     return comparison
+
+
+def working_float_dtype(module: Module) -> np.dtype | None:
+    """The narrowest float type the module computes in (a complex type counts as its real
+    part's), or None when it computes no floats.
+
+    Parameters and constants are left out: they hold their values exactly, and converting
+    them to a wider type loses nothing; every other instruction rounds to its own type.
+    """
+    computed = [
+        np.dtype(dtypes.real_dtype(node.dtype))
+        for computation in (module.entry, *module.computations.values())
+        for node in computation.post_order()
+        if node.opcode not in ("parameter", "constant") and dtypes.is_inexact(node.dtype)
+    ]
+    return min(computed, key=lambda dtype: dtype.itemsize, default=None)
 
 
 def ulp_distance(got: np.ndarray, want: np.ndarray) -> np.ndarray:
@@ -283,7 +316,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeat", type=_positive_integer, default=1, metavar="K",
                         help="runs per backend; the minimum and median times are shown (default: 1)")
     parser.add_argument("--rtol", type=_non_negative_float,
-                        help="relative tolerance for float outputs (default per dtype: f16 1e-2, f32 1e-5, f64 1e-14)")
+                        help="relative tolerance for float outputs (default per dtype: f16 1e-2, f32 1e-5, "
+                             "f64 1e-14, of the output's type or the narrowest float type the module computes "
+                             "in, where that is narrower)")
     parser.add_argument("--atol", type=_non_negative_float,
                         help="absolute tolerance for float outputs (default: as --rtol's per-dtype default)")
 
@@ -310,8 +345,9 @@ def main(args: argparse.Namespace) -> int:
         module = parse(text)
         parameters = module.entry.parameters
         inputs = load_inputs(args.inputs, parameters) if args.inputs else random_inputs(parameters, args.seed)
-    except (OSError, ValueError) as error:  # HloError is a ValueError: the parser names the line
-        print(f"run-hlo: {error}", file=sys.stderr)
+    except (OSError, ValueError, MemoryError) as error:  # HloError is a ValueError: the parser names the line
+        message = str(error)
+        print(message if message.startswith("run-hlo:") else f"run-hlo: {message}", file=sys.stderr)
         return 2
     for value in inputs:
         value.flags.writeable = False  # a backend writing into its inputs would fail loudly
@@ -329,7 +365,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"DIFFERS: {args.backend} returned {len(tested.outputs)} outputs, "
               f"{args.compare} {len(reference.outputs)}")
         return 1
-    comparisons = [compare_output(index, got, want, args.rtol, args.atol)
+    working_dtype = working_float_dtype(module)
+    comparisons = [compare_output(index, got, want, args.rtol, args.atol, working_dtype)
                    for index, (got, want) in enumerate(zip(tested.outputs, reference.outputs))]
     for comparison in comparisons:
         print(comparison)

@@ -612,3 +612,17 @@ def test_bad_triple_is_a_value_error(tmp_path):
 def test_names_that_cannot_be_c_functions_are_refused(tmp_path, name):
     with pytest.raises(ValueError, match="cannot name a C function"):
         aot.compile_module(text.parse(PAIR), name, output_dir=tmp_path)
+
+
+@pytest.mark.parametrize("suffix", [".o", ".h"])
+def test_a_symlink_planted_at_an_output_path_is_replaced_not_followed(tmp_path, suffix):
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious")
+    planted = tmp_path / f"negate{suffix}"
+    planted.symlink_to(victim)
+    result = aot.compile_module(text.parse(PAIR), "negate", output_dir=tmp_path)
+    assert victim.read_bytes() == b"precious"
+    assert not planted.is_symlink()
+    assert pathlib.Path(result.object_path).stat().st_size > 0
+    assert "int32_t negate(" in pathlib.Path(result.header_path).read_text()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["negate.h", "negate.o", "victim"]

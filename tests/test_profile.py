@@ -198,3 +198,16 @@ def test_details_become_json_arguments():
 def test_profile_rejects_a_path_of_the_wrong_type():
     with pytest.raises(TypeError, match="path must be a str or os.PathLike"):
         la.profile(3)
+
+
+def test_a_symlink_planted_at_the_path_is_replaced_not_followed(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    path = tmp_path / "trace.json"
+    path.symlink_to(victim)
+    with la.profile(path):
+        (la.arange(4.0) * 2).sum().eval()
+    assert victim.read_text() == "precious\n"
+    assert not path.is_symlink()
+    assert complete(json.loads(path.read_text())["traceEvents"], "eval")
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["trace.json", "victim.txt"]

@@ -104,6 +104,45 @@ def test_a_dumped_module_replays_through_python_dash_m(tmp_path, monkeypatch):
     assert "min / median of 2" in finished.stdout
 
 
+def test_float32_work_dumped_with_a_float64_output_replays_as_agreeing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(_flags, "FLAGS", _flags.FLAGS)  # restored after the test
+    _flags.with_overrides(dump_to=str(tmp_path / "dumps"), backend="cpu")
+    la.clear_cache()
+    x = la.asarray(np.linspace(-3.0, 3.0, 100_000, dtype=np.float32))
+    (la.exp(x) * la.sin(x)).sum().astype(np.float64).eval()  # the CPU sums float32 in another order
+    (dumped,) = sorted((tmp_path / "dumps").glob("module_*.main.before_optimizations.txt"))
+    assert replay(dumped, "--backend", "cpu", "--compare", "interpreter") == 0
+    text = capsys.readouterr().out
+    assert "output 0: f64[]" in text and "(rtol 1e-05, atol 1e-05)" in text
+
+
+def test_the_working_float_type_leaves_out_exact_parameters_and_constants():
+    module = parse("""HloModule m
+ENTRY main {
+  p0 = f32[3] parameter(0)
+  convert.1 = f64[3] convert(p0), dtype=f64
+  constant.2 = f16[] constant(1.5)
+  convert.3 = f64[] convert(constant.2), dtype=f64
+  broadcast.4 = f64[3] broadcast(convert.3), dimensions={}, shape={3}
+  ROOT multiply.5 = f64[3] multiply(convert.1, broadcast.4)
+}""")
+    assert run_hlo.working_float_dtype(module) == np.float64
+    assert run_hlo.working_float_dtype(parse(MODULE_TEXT)) == np.float32
+    want = np.ones(3)
+    assert not run_hlo.compare_output(0, want * (1 + 1e-7), want).agrees
+    assert run_hlo.compare_output(0, want * (1 + 1e-7), want, working_dtype=np.dtype(np.float32)).agrees
+
+
+def test_a_parameter_too_large_for_memory_is_bad_input(tmp_path, capsys):
+    path = tmp_path / "huge.txt"  # 4e14 bytes: more than a 64-bit process's address space
+    path.write_text("HloModule huge\nENTRY main {\n  p0 = f32[100000000000000] parameter(0)\n"
+                    "  ROOT negate.1 = f32[100000000000000] negate(p0)\n}\n")
+    assert replay(path) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith("run-hlo: parameter p0 (f32[100000000000000], 400000000000000 bytes) does not fit")
+
+
 def test_help_lists_the_commands():
     finished = python_module("--help")
     assert finished.returncode == 0

@@ -27,8 +27,16 @@ def from_numpy(value, dtype=None, *, where: str = "asarray") -> Array:
     """A lazy array bound to a private copy of `value` (anything np.array accepts)."""
     try:
         buffer = np.array(value, dtype=dtype, copy=True, order="C")
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, OverflowError) as error:
         raise type(error)(f"{where}: cannot convert {type(value).__name__} to an array: {error}") from None
+    if buffer.dtype == object:  # NumPy keeps a Python int beyond int64 and uint64 as an object
+        too_large = next((item for item in buffer.flat if isinstance(item, int) and not -2**63 <= item < 2**64),
+                         None)
+        if too_large is not None:
+            raise OverflowError(
+                f"{where}: the Python integer {too_large} does not fit in int64 or uint64, and lazyarr has "
+                "no object arrays; pass it as a float (or dtype=float64) to get a float64 array"
+            )
     if buffer.dtype not in dtypes.ALL:
         raise TypeError(
             f"{where}: dtype {buffer.dtype} is not supported; lazyarr supports "
