@@ -7,7 +7,7 @@ import pathlib
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "lazyarr"
 
 LAYERS = ["base", "hlo", "passes", "backends", "compile", "frontend"]
-BASE_MODULES = {"_flags", "_profiler", "dtypes", "shapes"}
+BASE_MODULES = {"_files", "_flags", "_profiler", "dtypes", "shapes"}
 
 
 def layer_of(module: str) -> str | None:

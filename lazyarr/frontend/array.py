@@ -8,7 +8,9 @@ its graph, and the old instruction stays bound to the buffer so that other graph
 reuse the value instead of recomputing it.
 
 Buffers are never mutated after they are bound: inputs are copied on the way in and views
-handed out are read-only. `a[i] = v` and `a += b` rebind `a` to a new graph node.
+handed out are read-only. `a[i] = v` and `a += b` move the array object `a` to a new graph
+node, so every reference to it sees the change; basic-index results and transposes are views
+that write through to their base (views.py).
 
 A buffer lives on a device (backends/base.py): NumPy arrays on "cpu", CuPy arrays on "gpu",
 or a plug-in device's buffers. An array's `device` is the device of the buffers its graph
@@ -129,7 +131,9 @@ def evaluate_arrays(arrays: Iterable[Array]) -> None:
 class Array:
     """A lazy n-dimensional array; see the module docstring. Build one with `la.asarray`."""
 
-    __slots__ = ("_node", "__weakref__")
+    # _base: how this array views another (views.ViewOf), or None when it owns its value;
+    # _views: weak references to the arrays viewing this one, or None. See views.py.
+    __slots__ = ("_node", "_base", "_views", "__weakref__")
     __array_priority__ = 100
     __hash__ = None  # elementwise __eq__, as NumPy arrays
 
@@ -137,6 +141,7 @@ class Array:
         if not isinstance(node, Instruction):
             raise TypeError("Array wraps an HLO Instruction; use lazyarr.asarray to make arrays")
         self._node = node
+        self._base = self._views = None
 
     # -- metadata: never evaluates ---------------------------------------------------------
     @property
@@ -324,10 +329,11 @@ class Array:
         return lazyarr
 
     def __copy__(self) -> Array:
-        return self  # immutable
+        """A new array with this value (not a view): later writes to either leave the other."""
+        return Array(self._node)
 
     def __deepcopy__(self, memo) -> Array:
-        return self
+        return Array(self._node)
 
     def __reduce__(self):
         return (_rebuild, (self.numpy(),))

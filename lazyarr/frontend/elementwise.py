@@ -264,9 +264,9 @@ def apply(name: str, *operands) -> Array:
         if answer is not None:
             return answer
     nodes, result_dtype = prepare(name, ufunc, operands)
-    if ufunc is np.power and dtypes.is_integer(result_dtype) and _is_negative_int(operands[1]):
-        raise ValueError(f"{name}: Integers to negative integer powers are not allowed.")
     result = build(*nodes)
+    if ufunc is np.power and dtypes.is_integer(result_dtype) and _is_negative_int(operands[1]) and result.size:
+        raise ValueError(f"{name}: Integers to negative integer powers are not allowed.")  # empty: no element to refuse
     if result.dtype != result_dtype:
         result = convert(result, result_dtype)
     return wrap(result)

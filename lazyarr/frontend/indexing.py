@@ -3,10 +3,10 @@
 `getitem` lowers a key (parsed by `indexing_key.parse_key`) to strict HLO: slices become one
 `slice` with positive strides (negative steps add a `reverse`), integers a size-1 slice that
 a `reshape` drops, and advanced indices one `gather` whose batch dims a `transpose` moves to
-where NumPy puts them. `setitem` returns a new array (arrays are immutable; `Array.__setitem__`
-rebinds the name): unit-step basic keys become a `dynamic-update-slice` with constant starts,
-every other key a `scatter` (mode set; with duplicate indices the last update wins, as NumPy
-does in practice).
+where NumPy puts them; a basic key's result is a view of the array (views.py). `setitem`
+returns a new array (`Array.__setitem__` moves the array object to it): unit-step basic keys
+become a `dynamic-update-slice` with constant starts, every other key a `scatter` (mode set;
+with duplicate indices the last update wins, as NumPy does in practice).
 """
 
 from __future__ import annotations
@@ -18,8 +18,18 @@ import numpy as np
 from ..hlo import Instruction, constant, make
 from .array import Array
 from .core import as_array, broadcast_to, contains_lazy, convert, wrap
-from .indexing_key import AdvancedIndex, IndexPlan, IntegerIndex, SliceIndex, format_shape, parse_key
+from .indexing_key import (
+    AdvancedIndex,
+    EllipsisMarker,
+    IndexPlan,
+    IntegerIndex,
+    NewAxis,
+    SliceIndex,
+    format_shape,
+    parse_key,
+)
 from .indexing_take import compress, ix_, put_along_axis, take, take_along_axis
+from .views import make_view
 
 # getitem/setitem are the Array dunders (bound in methods.py), not namespace functions.
 __all__ = ["compress", "ix_", "put_along_axis", "take", "take_along_axis"]
@@ -36,10 +46,20 @@ def getitem(array, key) -> Array:
     """
     array = as_array(array, where="__getitem__")
     plan = parse_key(array.shape, key)
-    node = _basic_slices(array._node, plan)
     if plan.is_advanced:
-        node = _gather(node, plan)
-    return wrap(_reshaped(node, plan.result_shape()))
+        return wrap(_reshaped(_gather(_basic_slices(array._node, plan), plan), plan.result_shape()))
+    if not _is_view(plan):  # integers for every axis: NumPy returns a scalar, a copy
+        return wrap(_read_basic(array._node, plan))
+    return make_view(array, lambda base: _read_basic(base, plan), lambda base, value: _written(base, plan, value))
+
+
+def _is_view(plan: IndexPlan) -> bool:
+    """Whether NumPy's result of a basic key is a view: any slice, new axis or Ellipsis."""
+    return any(isinstance(entry, SliceIndex | NewAxis | EllipsisMarker) for entry in plan.entries)
+
+
+def _read_basic(node: Instruction, plan: IndexPlan) -> Instruction:
+    return _reshaped(_basic_slices(node, plan), plan.result_shape())
 
 
 def _reshaped(node: Instruction, shape) -> Instruction:
@@ -129,14 +149,18 @@ def setitem(array, key, value) -> Array:
     """
     array = as_array(array, where="__setitem__")
     plan = parse_key(array.shape, key)
-    target_shape = plan.result_shape()
-    update = _update_node(value, array.dtype, target_shape, plan.is_advanced)
-    if math.prod(target_shape) == 0:
-        return wrap(array._node)
+    update = _update_node(value, array.dtype, plan.result_shape(), plan.is_advanced)
+    return wrap(_written(array._node, plan, update))
+
+
+def _written(node: Instruction, plan: IndexPlan, update: Instruction) -> Instruction:
+    """`node` with the elements `plan` selects replaced by `update` (of the indexed shape)."""
+    if math.prod(update.shape) == 0:
+        return node
     update = _reshaped(update, plan.result_shape(with_new_axes=False))
     if not plan.is_advanced and all(entry.step == 1 for entry in plan.slices()):
-        return wrap(_update_block(array._node, plan, update))
-    return wrap(_scatter(array._node, plan, update))
+        return _update_block(node, plan, update)
+    return _scatter(node, plan, update)
 
 
 def _update_node(value, dtype, target_shape, advanced: bool) -> Instruction:

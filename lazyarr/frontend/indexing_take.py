@@ -15,6 +15,7 @@ from ..shapes import normalize_axis
 from . import elementwise
 from .array import Array
 from .core import as_array, convert, from_numpy, wrap
+from .views import assign
 
 
 def _flattened(array: Array) -> Array:
@@ -131,13 +132,13 @@ def put_along_axis(arr, indices, values, axis) -> None:
 
     if not isinstance(arr, Array):
         raise TypeError(
-            f"put_along_axis: arr must be a lazyarr array (it is rebound to the result), "
+            f"put_along_axis: arr must be a lazyarr array (it is updated in place), "
             f"got {type(arr).__name__}"
         )
     if axis is None and arr.ndim != 1:
         raise ValueError("put_along_axis: axis=None needs a 1-d array (lazyarr rebinds arr, not a view)")
     array, key = _along_axis_key(arr, indices, axis, "put_along_axis")
-    arr._node = setitem(array, key, values)._node
+    assign(arr, setitem(array, key, values)._node)
 
 
 def compress(condition, a, axis=None, out=None) -> Array:

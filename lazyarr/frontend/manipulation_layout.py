@@ -25,6 +25,7 @@ from .manipulation_nodes import (
     resolve_shape,
     transpose_node,
 )
+from .views import make_view
 
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
@@ -87,6 +88,15 @@ def ravel(a, order="C") -> Array:
 
 
 # -- axis permutations -----------------------------------------------------------------------
+def _transposed_view(array: Array, permutation) -> Array:
+    """`array` with its axes permuted, as a view (NumPy's transposes are views: a write to
+    `x.T[0]` writes column 0 of `x`)."""
+    permutation = tuple(permutation)
+    inverse = tuple(int(axis) for axis in np.argsort(permutation))
+    return make_view(array, lambda base: transpose_node(base, permutation),
+                     lambda base, value: transpose_node(value, inverse))
+
+
 def transpose(a, axes=None) -> Array:
     """Permute the axes; reversed by default. Negative axes count from the end.
 
@@ -96,7 +106,7 @@ def transpose(a, axes=None) -> Array:
     """
     array = as_array(a, where="transpose")
     if axes is None:
-        return wrap(transpose_node(array._node, range(array.ndim - 1, -1, -1)))
+        return _transposed_view(array, range(array.ndim - 1, -1, -1))
     items = as_items(axes)
     if len(items) != array.ndim:
         raise ValueError(
@@ -106,7 +116,7 @@ def transpose(a, axes=None) -> Array:
     permutation = tuple(normalize_axis(axis, array.ndim, where="transpose") for axis in items)
     if len(set(permutation)) != len(permutation):
         raise ValueError(f"transpose: repeated axis in transpose {items}")
-    return wrap(transpose_node(array._node, permutation))
+    return _transposed_view(array, permutation)
 
 
 def permute_dims(a, axes=None) -> Array:
@@ -128,7 +138,7 @@ def matrix_transpose(x, /) -> Array:
         )
     permutation = list(range(array.ndim))
     permutation[-2:] = permutation[-1], permutation[-2]
-    return wrap(transpose_node(array._node, permutation))
+    return _transposed_view(array, permutation)
 
 
 def swapaxes(a, axis1, axis2) -> Array:
@@ -143,7 +153,7 @@ def swapaxes(a, axis1, axis2) -> Array:
     second = normalize_axis(axis2, array.ndim, where="swapaxes axis2")
     permutation = list(range(array.ndim))
     permutation[first], permutation[second] = second, first
-    return wrap(transpose_node(array._node, permutation))
+    return _transposed_view(array, permutation)
 
 
 def moveaxis(a, source, destination) -> Array:
@@ -164,7 +174,7 @@ def moveaxis(a, source, destination) -> Array:
     order = [axis for axis in range(array.ndim) if axis not in sources]
     for target, source_axis in sorted(zip(targets, sources)):
         order.insert(target, source_axis)
-    return wrap(transpose_node(array._node, order))
+    return _transposed_view(array, order)
 
 
 # -- adding and removing unit axes -------------------------------------------------------------

@@ -1,13 +1,19 @@
 """Binds operators and NumPy-style methods onto Array, each forwarding to its one function.
 
 Operators follow Python's protocol: `a + b` is `add(a, b)`, `2 - a` is `subtract(2, a)`.
-There are no in-place operators: `a += b` falls back to `a = a + b`, which rebinds `a`.
+In-place operators change the array object, as NumPy's do: `a += b` is seen through every
+reference to `a` and written through when `a` is a view (views.py).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import elementwise, indexing, interop, linalg, manipulation, reductions, searching
 from .array import Array
+from .core import convert
+from .indexing_key import format_shape
+from .views import assign
 
 # dunder -> (elementwise function name, reflected?)
 _BINARY_OPERATORS = {
@@ -44,11 +50,44 @@ def _unary(function):
     return method
 
 
+def _in_place(function, name: str):
+    """`a op= b` as NumPy's `op(a, b, out=a)`: the result must keep a's shape and cast to a's
+    dtype under 'same_kind' (an int array += 1.5 raises), and a itself changes."""
+
+    def method(self, other):
+        result = function(self, other)
+        if result.dtype != self.dtype and not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
+            raise TypeError(
+                f"Cannot cast ufunc '{name}' output from dtype('{result.dtype}') to dtype('{self.dtype}') "
+                "with casting rule 'same_kind'"
+            )
+        if result.shape != self.shape:
+            raise ValueError(
+                f"non-broadcastable output operand with shape {format_shape(self.shape)} doesn't match "
+                f"the broadcast shape {format_shape(result.shape)}"
+            )
+        assign(self, convert(result._node, self.dtype))
+        return self
+
+    return method
+
+
+def _power_operator(self, other):
+    """`x ** 2` on a bool array is NumPy's square (int8), as ndarray.__pow__'s fast path gives;
+    every other exponent is `power` (bool ** 3 is int64)."""
+    if type(other) is int and other == 2 and self.dtype == np.bool_:
+        return elementwise.square(self)
+    return elementwise.power(self, other)
+
+
 def _bind_operators():
     for dunder, name in _BINARY_OPERATORS.items():
         function = getattr(elementwise, name)
         setattr(Array, f"__{dunder}__", _forward(function))
         setattr(Array, f"__r{dunder}__", _reflected(function))
+        setattr(Array, f"__i{dunder}__", _in_place(function, name))
+    Array.__pow__ = _power_operator
+    Array.__imatmul__ = _in_place(linalg.matmul, "matmul")
     for dunder, name in _COMPARISONS.items():
         setattr(Array, f"__{dunder}__", _forward(getattr(elementwise, name)))
     for dunder, name in _UNARY_OPERATORS.items():
@@ -83,8 +122,8 @@ def _getitem(self, key):
 
 
 def _setitem(self, key, value):
-    """`a[key] = value` rebinds `a` to a new graph node; other arrays keep their values."""
-    self._node = indexing.setitem(self, key, value)._node
+    """`a[key] = value` changes `a` (every reference sees it; a view writes to its base)."""
+    assign(self, indexing.setitem(self, key, value)._node)
 
 
 def _explain(self):

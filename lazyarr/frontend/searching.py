@@ -21,6 +21,7 @@ from ..shapes import normalize_axis
 from . import elementwise
 from .array import Array
 from .core import as_array, broadcast_to, convert, from_numpy, wrap
+from .views import assign
 
 __all__ = [
     "argsort", "argwhere", "flatnonzero", "isin", "nonzero", "searchsorted", "sort", "unique",
@@ -129,8 +130,8 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
 
 
 def sort_in_place(array: Array, axis=-1, kind=None, order=None, *, stable=None) -> None:
-    """`array.sort()`: NumPy sorts in place; here `array` is rebound to its sorted graph."""
-    array._node = sort(array, axis, kind, order, stable=stable)._node
+    """`array.sort()`: sorts in place, as NumPy does (views see it; a view sorts in its base)."""
+    assign(array, sort(array, axis, kind, order, stable=stable)._node)
 
 
 # -- searchsorted -------------------------------------------------------------------------
@@ -253,30 +254,46 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return _bound(result)
 
 
-def unique_all(x, /) -> UniqueAllResult:
-    """Array API unique_all (evaluates x): values, first indices, inverse (x's shape), counts.
+def _unique_sorted(x, where: str, **returns) -> tuple[np.ndarray, ...]:
+    """The array API's unique_* (evaluates x): sorted values, NaNs distinct, inverse indices of
+    x's shape. Sorted as the standard's reference implementation does (NumPy 2.3+ returns hash
+    order for some dtypes; scikit-learn relies on sorted class labels)."""
+    value = _evaluated(x, where)
+    result = np.unique(value.reshape(-1), equal_nan=False, **returns)
+    result = result if isinstance(result, tuple) else (result,)
+    if returns.get("return_inverse"):
+        position = 1 + bool(returns.get("return_index"))
+        result = (*result[:position], result[position].reshape(value.shape), *result[position + 1:])
+    return result
 
-    As NumPy's unique_all, NaNs are distinct values here.
-    """
-    result = np.unique_all(_evaluated(x, "unique_all"))
-    return UniqueAllResult(*(_bound(part) for part in result))
+
+def unique_all(x, /) -> UniqueAllResult:
+    """Array API unique_all (evaluates x): sorted values, first indices, inverse (x's shape),
+    counts; NaNs are distinct values."""
+    parts = _unique_sorted(x, "unique_all", return_index=True, return_inverse=True, return_counts=True)
+    return UniqueAllResult(*(_bound(part) for part in parts))
 
 
 def unique_counts(x, /) -> UniqueCountsResult:
-    """Array API unique_counts (evaluates x): values and their counts (NaNs distinct)."""
-    result = np.unique_counts(_evaluated(x, "unique_counts"))
-    return UniqueCountsResult(*(_bound(part) for part in result))
+    """Array API unique_counts (evaluates x): sorted values and their counts (NaNs distinct)."""
+    parts = _unique_sorted(x, "unique_counts", return_counts=True)
+    return UniqueCountsResult(*(_bound(part) for part in parts))
 
 
 def unique_inverse(x, /) -> UniqueInverseResult:
-    """Array API unique_inverse (evaluates x): values and inverse indices of x's shape."""
-    result = np.unique_inverse(_evaluated(x, "unique_inverse"))
-    return UniqueInverseResult(*(_bound(part) for part in result))
+    """Array API unique_inverse (evaluates x): sorted values and inverse indices of x's shape."""
+    parts = _unique_sorted(x, "unique_inverse", return_inverse=True)
+    return UniqueInverseResult(*(_bound(part) for part in parts))
 
 
 def unique_values(x, /) -> Array:
-    """Array API unique_values (evaluates x), exactly as NumPy's unique_values orders them."""
-    return _bound(np.unique_values(_evaluated(x, "unique_values")))
+    """Array API unique_values (evaluates x): sorted distinct values (NaNs distinct).
+
+    >>> import lazyarr as la
+    >>> unique_values(la.asarray([5, 1, 5, 2])).tolist()
+    [1, 2, 5]
+    """
+    return _bound(_unique_sorted(x, "unique_values")[0])
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None) -> Array:

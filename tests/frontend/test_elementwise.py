@@ -33,10 +33,12 @@ from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 from hypothesis.extra import numpy as hnp
 
+import lazyarr as la
 from lazyarr import dtypes
 from lazyarr.frontend import elementwise
 from lazyarr.frontend.array import Array
 from lazyarr.frontend.core import as_array
+from tests.assertions import assert_identical
 from tests.strategies import elements
 
 ALL_DTYPES = tuple(dtypes.ALL)
@@ -655,3 +657,18 @@ def test_isclose_with_mixed_precision_matches_numpy(data):
     a = data.draw(hnp.arrays(first, shape, elements=elements(first)))
     b = data.draw(hnp.arrays(second, shape, elements=elements(second)))
     check_against_numpy(lambda: elementwise.isclose(as_array(a), as_array(b)), lambda: np.isclose(a, b))
+
+
+@pytest.mark.parametrize("exponent", [2, 3, 0, 1, 2.0, np.int64(2)])
+def test_bool_power_operator_dtype_follows_numpys_fast_path(exponent):
+    # ndarray.__pow__ turns `** 2` into square (int8 for bool); np.power gives int64.
+    values = np.array([True, False])
+    assert_identical(np.asarray(la.asarray(values) ** exponent), values ** exponent)
+    assert_identical(np.asarray(la.power(la.asarray(values), exponent)), np.power(values, exponent))
+
+
+def test_empty_integer_array_to_a_negative_power_is_empty():
+    values = np.zeros((3, 0), np.int32)
+    assert_identical(np.asarray(la.asarray(values) ** -4), values ** -4)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        la.asarray(np.zeros((3, 1), np.int32)) ** -4
