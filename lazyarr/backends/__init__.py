@@ -9,6 +9,7 @@ from .base import (
     available_devices,
     device_of,
     get_backend,
+    loaded_backends,
     register_backend,
     register_device,
     to_device,
@@ -17,5 +18,5 @@ from .base import (
 
 __all__ = [
     "Backend", "Executable", "TransferManager", "available_backends", "available_devices", "device_of",
-    "get_backend", "register_backend", "register_device", "to_device", "transfer_manager",
+    "get_backend", "loaded_backends", "register_backend", "register_device", "to_device", "transfer_manager",
 ]

@@ -99,6 +99,11 @@ def get_backend(name: str) -> Backend:
     return _LOADED[name]
 
 
+def loaded_backends() -> tuple[Backend, ...]:
+    """The backends imported so far (no import happens here)."""
+    return tuple(_LOADED.values())
+
+
 def available_devices() -> tuple[str, ...]:
     """Devices lazyarr knows: built in, and registered with `register_device`."""
     return tuple(dict.fromkeys(("cpu", *_DEVICE_MODULES, *_TRANSFERS)))

@@ -185,6 +185,28 @@ def _forget_pool_in_child() -> None:
 os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 
+# Compiled kernels by structural fingerprint -> function name in the process-wide engine. A
+# kernel met again, in this module or another (a loop's every iteration, the same step in a
+# new graph), links without LLVM. Bounded only by the engine, which keeps all code anyway.
+_KERNELS: dict[tuple, str] = {}
+_FUNCTIONS: dict[str, object] = {}  # function name -> its ctypes function
+KERNEL_COUNTS = {"compiled": 0, "reused": 0}  # since the last clear (la.cache_info())
+
+
+def kernel_fingerprint(computation) -> tuple:
+    """The fused computation's structure: instructions are interned and its parameters are
+    numbered 0..n-1, so equal kernels have identical parameter and output tuples (sizes,
+    symbolic or not, are part of the shapes)."""
+    return (computation.parameters, computation.outputs)
+
+
+def _kernel_function(name: str):
+    function = _FUNCTIONS.get(name)
+    if function is None:
+        function = _FUNCTIONS[name] = _KERNEL_SIGNATURE(jit_engine().function_address(name))
+    return function
+
+
 class CpuBackend:
     name = "cpu"
     device = "cpu"
@@ -192,6 +214,17 @@ class CpuBackend:
 
     def __init__(self):
         self.fusion_policy = CpuFusionPolicy()
+
+    @staticmethod
+    def clear_kernel_cache() -> None:
+        """Forget compiled kernels (`la.clear_cache()`): the next modules compile theirs again."""
+        _KERNELS.clear()
+        KERNEL_COUNTS.update(compiled=0, reused=0)
+
+    @staticmethod
+    def kernel_counts() -> dict[str, int]:
+        """Kernels compiled, and kernels a module took from the kernel cache instead."""
+        return dict(KERNEL_COUNTS)
 
     def compile(self, module: Module, pipeline_dump=None) -> CpuExecutable:
         start = time.perf_counter()
@@ -203,6 +236,7 @@ class CpuBackend:
         slots = Slots(module)
         steps, pending = [], []
         launched: dict[tuple, KernelStep] = {}
+        new_kernels: dict[tuple, str] = {}  # fingerprint -> function name, compiled below
         for instruction in slots.instructions():
             if instruction.opcode != "fusion":
                 steps.append(slots.host_step(instruction))
@@ -210,9 +244,14 @@ class CpuBackend:
             computation = instruction.attr("computation")
             key = (id(computation), tuple(id(o) for o in instruction.operands))
             if key not in launched:
-                name = jit_engine().fresh_name("kernel")
-                with _profiler.span("build IR", "codegen", name):
-                    builder.add(name, computation)
+                fingerprint = kernel_fingerprint(computation)
+                name = _KERNELS.get(fingerprint) or new_kernels.get(fingerprint)
+                if name is None:
+                    name = new_kernels[fingerprint] = jit_engine().fresh_name("kernel")
+                    with _profiler.span("build IR", "codegen", name):
+                        builder.add(name, computation)
+                else:
+                    KERNEL_COUNTS["reused"] += 1
                 extent = outer_extent(computation)
                 work = [node.shape for node in computation.outputs + computation.parameters]
                 symbolic = any(is_symbolic_size(size) for shape in work for size in shape)
@@ -228,11 +267,13 @@ class CpuBackend:
         for step in pending:
             step.outputs = [slot if slot is not None else slots.fresh() for slot in step.outputs]
         text = str(llvm_module)
-        if pending:
-            engine = jit_engine()  # one per process: compiled code lives as long as it does
+        engine = jit_engine()  # one per process: compiled code lives as long as it does
+        if new_kernels:
             engine.add_module(text)
-            for step in pending:
-                step.function = _KERNEL_SIGNATURE(engine.function_address(step.function))
+            _KERNELS.update(new_kernels)
+            KERNEL_COUNTS["compiled"] += len(new_kernels)
+        for step in pending:
+            step.function = _kernel_function(step.function)
         return CpuExecutable(
             module=module,
             steps=steps,

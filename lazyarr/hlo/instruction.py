@@ -124,34 +124,58 @@ class Instruction:
         raise TypeError("Instruction is not picklable; print it with lazyarr.hlo.text instead")
 
 
-_INTERN: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+class _Entry(weakref.ref):
+    """The intern table's weak reference to an instruction, knowing its own key so that the
+    instruction's death removes exactly this entry."""
+
+    __slots__ = ("key",)
+
+
+def _forget(entry: _Entry) -> None:
+    if _INTERN.get(entry.key) is entry:  # a newer instruction under the key stays
+        del _INTERN[entry.key]
+
+
+# key -> _Entry. A plain dict of weak references (not a WeakValueDictionary, whose Python-level
+# get() costs a microsecond on every make()).
+_INTERN: dict[tuple, _Entry] = {}
 _INTERN_LOCK = threading.Lock()
 # Held across fork, so a child never inherits the lock taken by a thread it does not have.
 os.register_at_fork(before=_INTERN_LOCK.acquire, after_in_parent=_INTERN_LOCK.release,
                     after_in_child=_INTERN_LOCK.release)
+_NO_ATTRIBUTES = MappingProxyType({})
 
 
 def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Instruction:
     """Build (or find) the instruction `op(operands, attrs)`, running the op's rules.
+
+    Hot: every recorded frontend op calls it, so the path that finds an interned instruction
+    does only what the key needs.
 
     >>> from lazyarr.hlo import ops  # registers the ops
     >>> x = make("parameter", number=0, shape=(3,), dtype=np.dtype("float32"))
     >>> make("negate", [x]).shape
     (3,)
     """
-    opdef = op if isinstance(op, OpDef) else get(op)
+    opdef = op if type(op) is OpDef else get(op)
     operands = tuple(operands)
     for operand in operands:
-        if not isinstance(operand, Instruction):
+        if type(operand) is not Instruction:
             raise HloError(f"{opdef.name}: operand {operand!r} is not an Instruction")
-    if opdef.optional_attrs:
-        attrs = {**opdef.optional_attrs, **attrs}
-    attr_tuple = tuple(sorted((name, _freeze(value)) for name, value in attrs.items()))
-    # Types join the key: `True == 1` and `1 == 1.0` must not make two instructions one.
-    key = (opdef.name, operands, attr_tuple, tuple(type(value) for _, value in attr_tuple))
-    found = _INTERN.get(key)
-    if found is not None:  # an interned instruction already passed the checks below
-        return found
+    if attrs or opdef.optional_attrs:
+        if opdef.optional_attrs:
+            attrs = {**opdef.optional_attrs, **attrs}
+        attr_tuple = tuple(sorted([(name, _freeze(value)) for name, value in attrs.items()]))
+        # Types join the key: `True == 1` and `1 == 1.0` must not make two instructions one.
+        key = (opdef.name, operands, attr_tuple, tuple([type(value) for _, value in attr_tuple]))
+    else:
+        attr_tuple = ()
+        key = (opdef.name, operands, (), ())
+    entry = _INTERN.get(key)
+    if entry is not None:
+        found = entry()
+        if found is not None:  # an interned instruction already passed the checks below
+            return found
     if opdef.arity is not None and len(operands) != opdef.arity:
         raise HloError(f"{opdef.name}: expects {opdef.arity} operands, got {len(operands)}")
     missing = [name for name in opdef.attrs if name not in attrs]
@@ -160,9 +184,11 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
     unknown = [name for name in attrs if name not in opdef.attrs and name not in opdef.optional_attrs]
     if unknown:
         raise HloError(f"{opdef.name}: unknown attribute(s) {unknown}")
-    attr_map = MappingProxyType(dict(attr_tuple))
-    shape = tuple(int(extent) for extent in opdef.shape_rule(operands, attr_map))
-    dtype = np.dtype(opdef.dtype_rule(operands, attr_map))
+    attr_map = MappingProxyType(dict(attr_tuple)) if attr_tuple else _NO_ATTRIBUTES
+    shape = tuple(map(int, opdef.shape_rule(operands, attr_map)))
+    dtype = opdef.dtype_rule(operands, attr_map)
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
     return _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map)
 
 
@@ -177,7 +203,14 @@ def _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map) -> Instr
     setter(instruction, "attrs", attr_tuple)
     setter(instruction, "_attr_map", attr_map)
     with _INTERN_LOCK:
-        return _INTERN.setdefault(key, instruction)
+        entry = _INTERN.get(key)
+        found = entry() if entry is not None else None
+        if found is not None:
+            return found
+        entry = _Entry(instruction, _forget)
+        entry.key = key
+        _INTERN[key] = entry
+        return instruction
 
 
 # Leaves of user graphs are numbered from 2**32, so they never coincide with the parameters

@@ -79,28 +79,34 @@ class CommonSubexpressionEliminator:
 
         def canonical(node: Instruction, operands: tuple[Instruction, ...]) -> Instruction:
             if swappable(node) and keys[id(operands[1])][1] < keys[id(operands[0])][1]:
-                attrs = dict(node.attrs)
-                if node.opcode == "compare":
-                    attrs["direction"] = MIRRORED_DIRECTION[attrs["direction"]]
-                node = make(node.op, (operands[1], operands[0]), **attrs)
+                node = swapped(node, operands)
             else:
                 node = rebuild(node, operands)
             if id(node) not in keys:
-                keys[id(node)] = (node, self._key(node, keys))
+                keys[id(node)] = (node, structural_key(node, [keys[id(operand)][1] for operand in node.operands]))
             return node
 
         return rewrite_entry(module, canonical)
 
-    @staticmethod
-    def _key(node: Instruction, keys) -> bytes:
-        """A digest of `node`'s structure, led by one byte that sorts constants (and splats
-        of them) after everything else: `add(x, constant)` reads as XLA writes it."""
-        source = node.operands[0] if node.opcode == "broadcast" else node
-        digest = hashlib.blake2b(digest_size=16)
-        digest.update(f"{node.opcode} {node.dtype.str} {node.shape}".encode())
-        for name, value in node.attrs:
-            digest.update(b"\0" + name.encode() + b"=" + _encoded_attribute(value))
-        for operand in node.operands:
-            digest.update(b"\1" + keys[id(operand)][1])
-        return (b"\1" if source.opcode == "constant" else b"\0") + digest.digest()
+
+def swapped(node: Instruction, operands: tuple[Instruction, ...]) -> Instruction:
+    """`node` over its two `operands` in the other order (a compare with its direction mirrored)."""
+    attrs = dict(node.attrs)
+    if node.opcode == "compare":
+        attrs["direction"] = MIRRORED_DIRECTION[attrs["direction"]]
+    return make(node.op, (operands[1], operands[0]), **attrs)
+
+
+def structural_key(node: Instruction, operand_keys: list[bytes]) -> bytes:
+    """A digest of `node`'s structure over its operands' keys, led by one byte that sorts
+    constants (and splats of them) after everything else: `add(x, constant)` reads as XLA
+    writes it."""
+    source = node.operands[0] if node.opcode == "broadcast" else node
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{node.opcode} {node.dtype.str} {node.shape}".encode())
+    for name, value in node.attrs:
+        digest.update(b"\0" + name.encode() + b"=" + _encoded_attribute(value))
+    for operand_key in operand_keys:
+        digest.update(b"\1" + operand_key)
+    return (b"\1" if source.opcode == "constant" else b"\0") + digest.digest()
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from ..hlo import Computation, Instruction, Module, make, post_order
 from ..hlo.op import REDUCTION
+from .cse import structural_key, swappable, swapped
 from .fusion_groups import Decision, GraphFacts, form_groups
 from .fusion_policy import FusionDecision, FusionPolicy
 from .fusion_siblings import Cluster, merge_siblings
@@ -183,10 +184,29 @@ def _fused_computation(name: str, cluster: Cluster):
     numbered in the order the kernel first reads them); returns (computation, the members it
     computes in post order, the operands)."""
     members = cluster.members
+    order, _ = _members_and_inputs(cluster.roots, members, {})
+    swaps = _local_swaps(order, members)
+    order, inputs = _members_and_inputs(cluster.roots, members, swaps)
+    mapping = {
+        id(operand): make("parameter", number=number, shape=operand.shape, dtype=operand.dtype)
+        for number, operand in enumerate(inputs)
+    }
+    for node in order:
+        operands = tuple(mapping[id(operand)] for operand in node.operands)
+        mapping[id(node)] = swapped(node, operands) if id(node) in swaps else make(node.op, operands, **node.attributes)
+    parameters = tuple(mapping[id(operand)] for operand in inputs)
+    outputs = tuple(mapping[id(root)] for root in cluster.roots)
+    return Computation(name, parameters, outputs), order, inputs
+
+
+def _members_and_inputs(roots, members, swaps) -> tuple[list[Instruction], list[Instruction]]:
+    """Post order of the members under `roots`, and the operands read from memory in the
+    order the kernel first reads them; the operands of nodes in `swaps` are read in the
+    other order."""
     order: list[Instruction] = []
     inputs: list[Instruction] = []
     visited: set[int] = set()
-    for root in cluster.roots:
+    for root in roots:
         if id(root) in visited:
             continue
         visited.add(id(root))
@@ -195,7 +215,8 @@ def _fused_computation(name: str, cluster: Cluster):
             node, next_operand = stack[-1]
             if next_operand < len(node.operands):
                 stack[-1] = (node, next_operand + 1)
-                operand = node.operands[next_operand]
+                operands = node.operands[::-1] if id(node) in swaps else node.operands
+                operand = operands[next_operand]
                 if id(operand) not in visited:
                     visited.add(id(operand))
                     if id(operand) in members:
@@ -205,16 +226,27 @@ def _fused_computation(name: str, cluster: Cluster):
             else:
                 stack.pop()
                 order.append(node)
-    mapping = {
-        id(operand): make("parameter", number=number, shape=operand.shape, dtype=operand.dtype)
-        for number, operand in enumerate(inputs)
-    }
+    return order, inputs
+
+
+def _local_swaps(order, members) -> set[int]:
+    """The members whose commutative operands to swap so that the kernel has one canonical
+    form whatever the entry looks like around it: CSE orders operands by keys of their whole
+    upstream graph, so two steps of a loop could spell one kernel in two ways (and miss the
+    backend's kernel cache). Here the keys see only the kernel: its inputs by type."""
+    keys: dict[int, bytes] = {}
+    swaps: set[int] = set()
     for node in order:
-        operands = [mapping[id(operand)] for operand in node.operands]
-        mapping[id(node)] = make(node.op, operands, **node.attributes)
-    parameters = tuple(mapping[id(operand)] for operand in inputs)
-    outputs = tuple(mapping[id(root)] for root in cluster.roots)
-    return Computation(name, parameters, outputs), order, inputs
+        operand_keys = [
+            keys[id(operand)] if id(operand) in members else f"input {operand.dtype.str} {operand.shape}".encode()
+            for operand in node.operands
+        ]
+        canonical = node
+        if swappable(node) and operand_keys[1] < operand_keys[0]:
+            swaps.add(id(node))
+            canonical, operand_keys = swapped(node, node.operands), operand_keys[::-1]
+        keys[id(node)] = structural_key(canonical, operand_keys)
+    return swaps
 
 
 def _used_outputs(outputs) -> dict[str, tuple[Computation, set[int]]]:

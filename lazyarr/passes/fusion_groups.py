@@ -18,6 +18,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from ..hlo import Instruction
+from ..hlo.op import INDEX_REMAP
 from .fusion_policy import FusionDecision, FusionPolicy
 
 Decision = tuple[str, str, FusionDecision]
@@ -86,6 +87,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
     position, users = facts.position, facts.users
     group = Group(root, {id(root): root})
     reads = {id(root): 1}  # how many times the kernel reads each element of a member
+    index_maps = {id(root): 1}  # at how many distinct index maps the kernel computes a member
     inside_users: dict[int, list[Instruction]] = {}  # operand id -> the members reading it
     frontier: list[tuple[int, int]] = []
     _add_member(root, group, inside_users, frontier, position)
@@ -96,11 +98,17 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
         is_output = key in facts.outputs
         outside = len(users[key]) - len(inside) + int(is_output)
         producer_reads = max(reads[id(user)] * _element_reads(user, producer) for user in inside)
+        producer_maps = _index_maps(inside, index_maps)
         decision = FusionDecision.yes()
-        for consumer in inside:
+        if len(group.members) >= policy.max_instructions:
+            decision = FusionDecision.no(
+                f"the fusion already holds {len(group.members)} instructions (limit {policy.max_instructions}: "
+                "larger kernels compile slower than they run faster)"
+            )
+        for consumer in inside if decision else ():
             decision = policy.should_fuse(
                 producer, consumer, users[key], users_outside_group=outside, is_output=is_output,
-                reads_per_element=producer_reads,
+                reads_per_element=producer_reads, index_maps=producer_maps,
             )
             if not decision:
                 break
@@ -125,6 +133,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
         del group.inputs[key]
         group.members[key] = producer
         reads[key] = producer_reads
+        index_maps[key] = producer_maps
         if outside:
             copies[key] = copies.get(key, 0) + 1
         _add_member(producer, group, inside_users, frontier, position)
@@ -152,6 +161,18 @@ def _distinct(operands):
             seen.add(id(operand))
             result.append(operand)
     return result
+
+
+def _index_maps(inside_users, index_maps) -> int:
+    """At how many distinct index maps a producer is computed: elementwise users read it at
+    their own index (the emitter computes it once per map they have), each remapping user
+    (slice, pad, transpose, ...) at maps of its own. Interning makes equal remaps one user."""
+    same_index = max((index_maps[id(user)] for user in inside_users if not _remaps(user)), default=0)
+    return same_index + sum(index_maps[id(user)] for user in inside_users if _remaps(user))
+
+
+def _remaps(instruction: Instruction) -> bool:
+    return instruction.op.has(INDEX_REMAP) and instruction.opcode not in ("broadcast", "reshape")
 
 
 def _element_reads(consumer: Instruction, producer: Instruction) -> int:

@@ -84,15 +84,25 @@ CHEAP_ELEMENTWISE = frozenset({
 class FusionPolicy:
     """What may be fused and duplicated; a backend supplies one (these are CPU defaults).
 
-    `max_operands`: operands (buffers) one kernel may read. `max_constant_elements`: larger
-    constants stay in memory as operands. `max_duplicates`: how many kernels may each hold a
-    copy of one cheap producer (bounds the work of duplication on long shared chains).
+    `max_operands`: operands (buffers) one kernel may read; `max_instructions`: its size.
+    `max_constant_elements`: larger constants stay in memory as operands. `max_duplicates`:
+    how many kernels may each hold a copy of one cheap producer (bounds the work of
+    duplication on long shared chains). `max_index_maps`: see below.
     `cheap` names the elementwise ops worth recomputing rather than storing.
     """
 
     max_operands: int = 32
     max_constant_elements: int = 8
     max_duplicates: int = 8
+    # A kernel of more instructions compiles slower than it runs faster: LLVM's time grows
+    # faster than linearly in straight-line code (a 5,000-op chain took 2 s, 20,000 took 30 s).
+    # Long chains (a Python loop's unrolled steps) become several kernels of this size, which
+    # the backend's kernel cache compiles once when the steps repeat.
+    max_instructions: int = 256
+    # Distinct index maps at which one kernel may compute a cheap producer (each slice or
+    # other remap reading it is one): a stencil reads its input at 5 offsets, so fusing step
+    # after step would compute the first step 5**steps times per element.
+    max_index_maps: int = 8
     cheap: frozenset[str] = field(default_factory=lambda: CHEAP_ELEMENTWISE)
 
     def is_fusible(self, instruction: Instruction) -> FusionDecision:
@@ -140,6 +150,7 @@ class FusionPolicy:
         users_outside_group: int | None = None,
         is_output: bool = False,
         reads_per_element: int = 1,
+        index_maps: int = 1,
     ) -> FusionDecision:
         """Whether to compute `producer` inside the kernel of `consumer` (its user).
 
@@ -148,7 +159,9 @@ class FusionPolicy:
         consumer's kernel (default: all but the consumer): with any, fusing duplicates the
         producer, allowed only when it is cheap. `reads_per_element` is how many times the
         kernel reads each producer element (a broadcast reads one element many times):
-        above 1 an expensive producer would be recomputed for each read.
+        above 1 an expensive producer would be recomputed for each read. `index_maps` is how
+        many distinct index maps the kernel computes the producer at (slices at several
+        offsets): each is a recomputation, allowed up to `max_index_maps` for cheap producers.
         """
         consumer_fusible = self.is_fusible(consumer)
         if not consumer_fusible:
@@ -165,7 +178,17 @@ class FusionPolicy:
         if users_outside_group is None:
             users_outside_group = readers - 1
         if self.is_cheap(producer):
+            if index_maps > self.max_index_maps and producer.opcode != "constant":
+                return FusionDecision.no(
+                    f"producer {producer.opcode} would be computed at {index_maps} index maps per element "
+                    f"(read at several offsets, as in a stencil; limit {self.max_index_maps}): materialized"
+                )
             return FusionDecision.yes()
+        if index_maps > 1:
+            return FusionDecision.no(
+                f"producer {producer.opcode} is expensive and read at {index_maps} index maps (several "
+                "offsets): fusing would compute it once per map"
+            )
         if users_outside_group > 0:
             counted = " (one is a module output)" if is_output else ""
             return FusionDecision.no(

@@ -11,7 +11,8 @@ After producer -> consumer fusion, two clusters of groups merge when
   dimensions (a loop root whose shape is that operand shape fits the reduction's loop too);
 * neither reads a reduction root of the other (it is complete only when the kernel ends);
 * merging makes no cycle: no path leaves the pair and comes back into it;
-* the merged kernel takes at most `max_operands` operands.
+* the merged kernel takes at most `max_operands` operands and holds at most
+  `max_instructions` instructions.
 
 Each candidate pair's decision is recorded, yes or no. The dependency check walks the graph
 of kernels and unfused instructions with an explicit stack, within a total step budget so
@@ -23,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..hlo import Instruction
-from ..hlo.op import REDUCTION
+from ..hlo.op import INDEX_REMAP, REDUCTION
 from .fusion_groups import Decision, GraphFacts, Group
 from .fusion_policy import FusionDecision, FusionPolicy
 
@@ -129,7 +130,18 @@ def _can_merge(first, second, clusters, owner, find, policy: FusionPolicy, budge
                     return FusionDecision.no(
                         f"one reads the {node.opcode} the other computes (complete only when its kernel ends)"
                     )
+        remapped = _read_through_remap(reader, writer)
+        if remapped is not None:
+            value, remap = remapped
+            return FusionDecision.no(
+                f"one reads the other's {value.opcode} through a {remap.opcode} (at other indices: one "
+                "kernel would compute it again per index map)"
+            )
     merged = _merged(first, second)
+    if len(merged.members) > policy.max_instructions:
+        return FusionDecision.no(
+            f"fusion would hold {len(merged.members)} instructions (limit {policy.max_instructions})"
+        )
     if len(merged.inputs) > policy.max_operands:
         return FusionDecision.no(
             f"fusion would take {len(merged.inputs)} operands (limit {policy.max_operands})"
@@ -141,6 +153,21 @@ def _can_merge(first, second, clusters, owner, find, policy: FusionPolicy, budge
     if cycle:
         return FusionDecision.no("one depends on the other through a third kernel or instruction")
     return FusionDecision.yes()
+
+
+def _read_through_remap(reader: Cluster, writer: Cluster) -> tuple[Instruction, Instruction] | None:
+    """(a value `writer` computes, the slice, pad, transpose or other remap of `reader` that
+    reads it), if any: in one kernel the value would be computed again at the remapped
+    indices (a stencil's producer, left out of its consumer for that reason, must not come
+    back into it as an extra output)."""
+    for member in reader.members.values():
+        if not member.op.has(INDEX_REMAP) or member.opcode in ("broadcast", "reshape"):
+            continue
+        data = member.operands[:1] if member.opcode == "pad" else member.operands  # pad's 2nd: the fill
+        for operand in data:
+            if id(operand) in writer.members and id(operand) not in reader.members and operand.opcode != "constant":
+                return operand, member
+    return None
 
 
 def _reaches(starts, targets: set[int], clusters, owner, find, budget) -> bool | None:

@@ -196,10 +196,14 @@ def test_unsupported_dtype_inputs_raise_type_error():
 
 
 def test_set_backend_validates_names():
+    previous = la.get_backend_name()
     with pytest.raises(ValueError, match="unknown backend"):
         la.set_backend("nonexistent")
-    la.set_backend("interpreter")
-    assert la.get_backend_name() == "interpreter"
+    try:
+        la.set_backend("interpreter")
+        assert la.get_backend_name() == "interpreter"
+    finally:
+        la.set_backend(previous)  # later tests run on the default backend, not on this one
 
 
 def test_numpy_call_lazyarr_cannot_serve_falls_back_to_numpy():

@@ -193,7 +193,9 @@ def test_sum_of_x_plus_y_times_z_is_one_input_fusion():
     assert fusion.opcode == "fusion"
     assert fusion.attr("kind") == "input"
     assert fused_opcodes(fusion) == ["add", "multiply", "reduce"]
-    assert fusion.operands == (x, y, z)  # parameters in the order the kernel first reads them
+    # Parameters in the order the kernel first reads them, once its commutative operands are
+    # in the kernel's own canonical order (computed values before inputs): add(y * z, x).
+    assert fusion.operands == (y, z, x)
     report = module.notes["fusion"]
     assert isinstance(report, FusionReport)
     assert report.groups == [("fused_computation.1", "input", ["multiply.3", "add.4", "reduce.5"])]
@@ -226,16 +228,44 @@ def test_softmax_is_three_fusions():
     assert "no: producer exp has 2 users and is expensive: fusing would compute it 2 times" in decisions
 
 
-def test_a_chain_of_a_hundred_thousand_elementwise_ops_is_one_fusion():
+def test_a_chain_of_a_hundred_thousand_elementwise_ops_becomes_kernels_of_bounded_size():
+    # Linear time, and no kernel past the policy's max_instructions: LLVM's compile time
+    # grows faster than linearly in one kernel's straight-line code.
     x = parameter(0, (3,))
     value = x
     for step in range(100_000):
         value = make("negate", [value]) if step % 3 else make("add", [value, x])
     module = module_of([value], [x])
-    (fusion,) = fuse(module, [random_array((3,))])
-    assert fusion.opcode == "fusion"
-    assert fusion.attr("kind") == "loop"
-    assert len(fusion.attr("computation").post_order()) == 100_001  # every op and one parameter
+    fusions = fuse(module, [random_array((3,))])
+    limit = FusionPolicy().max_instructions
+    assert all(fusion.opcode == "fusion" and fusion.attr("kind") == "loop" for fusion in fusions)
+    sizes = [sum(node.opcode != "parameter" for node in fusion.attr("computation").post_order())
+             for fusion in fusions]
+    assert max(sizes) <= limit and sum(sizes) == 100_000  # every op in exactly one kernel
+    assert len(fusions) == -(-100_000 // limit)
+    decisions = [str(decision) for _, _, decision in module.notes["fusion"].decisions]
+    assert any(f"limit {limit}" in decision for decision in decisions)
+
+
+def test_a_stencil_producer_read_at_several_offsets_is_materialized():
+    # Each step reads the previous one at 5 offsets: fused step after step, the first step
+    # would be computed 5**steps times per element. Three steps: the last two fuse (the
+    # middle one computed at 5 index maps, within the limit of 8); the first would be
+    # computed at 25, so it is its own kernel, and the reason is in the report.
+    u = parameter(0, (12, 12))
+    value = u
+    for _ in range(3):
+        parts = [make("slice", [value], start=(row, column), limit=(row + 10, column + 10), stride=(1, 1))
+                 for row, column in ((1, 1), (0, 1), (2, 1), (1, 0), (1, 2))]
+        total = parts[0]
+        for part in parts[1:]:
+            total = make("add", [total, part])
+        value = make("pad", [total, constant(np.float32(0))], low=(1, 1), high=(1, 1), interior=(0, 0))
+    module = module_of([value], [u])
+    fusions = fuse(module, [random_array((12, 12))])
+    assert len({fusion.attr("computation").name for fusion in fusions}) == 2
+    decisions = [str(decision) for _, _, decision in module.notes["fusion"].decisions]
+    assert any("computed at 25 index maps per element" in decision for decision in decisions)
 
 
 def test_dot_stays_and_bias_add_relu_is_one_loop_fusion():
@@ -250,7 +280,7 @@ def test_dot_stays_and_bias_add_relu_is_one_loop_fusion():
     assert dot.opcode == "dot"
     assert fusion.attr("kind") == "loop"
     assert fused_opcodes(fusion) == ["add", "broadcast", "broadcast", "constant", "maximum"]
-    assert fusion.operands == (dot, bias)
+    assert fusion.operands == (bias, dot)  # add(broadcast(bias), dot): computed values before inputs
     reasons = [decision.reason for _, _, decision in module.notes["fusion"].decisions]
     assert "producer is a dot (runs through BLAS)" in reasons
 

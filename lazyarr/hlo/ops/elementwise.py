@@ -108,10 +108,16 @@ def _elementwise_opdef(name, arity, function, accepted, result, *, commutative=F
     def shape_rule(operands, attrs):
         return same_shape(name, operands)
 
+    checked: dict[tuple, object] = {}  # operand dtypes -> result dtype: the rule runs once per signature
+
     def dtype_rule(operands, attrs):
-        same_dtype(name, operands)
-        require_dtypes(name, operands, accepted)
-        return result(operands)
+        signature = tuple([operand.dtype for operand in operands])
+        found = checked.get(signature)
+        if found is None:
+            same_dtype(name, operands)
+            require_dtypes(name, operands, accepted)
+            found = checked[signature] = result(operands)
+        return found
 
     traits = {ELEMENTWISE} | ({COMMUTATIVE} if commutative else set())
     return OpDef(

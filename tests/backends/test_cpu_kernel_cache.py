@@ -1,0 +1,66 @@
+"""The CPU backend's kernel cache: a fused kernel is compiled once, whichever module holds it.
+
+A kernel's fingerprint is its fused computation's parameter and output tuples (instructions
+are interned), so a Python loop's unrolled steps, or the same step in a new graph, link the
+compiled function instead of going through LLVM again. Counted by `la.cache_info()`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazyarr as la
+from lazyarr.passes.fusion_policy import FusionPolicy
+
+
+@pytest.fixture(autouse=True)
+def cpu_backend():
+    previous = la.get_backend_name()
+    la.set_backend("cpu")
+    la.clear_cache()
+    yield
+    la.set_backend(previous)
+
+
+def test_a_long_unrolled_chain_compiles_each_distinct_kernel_once():
+    values = np.linspace(-1, 1, 7)
+    lazy, expected = la.asarray(values), values
+    steps = 5 * FusionPolicy().max_instructions  # ~10 kernels of the policy's size
+    for _ in range(steps):
+        lazy = lazy * 0.5 + 0.25
+        expected = expected * 0.5 + 0.25
+    # Each step is exact or rounds once and halves earlier errors: within an ULP of NumPy.
+    np.testing.assert_allclose(np.asarray(lazy), expected, rtol=1e-15)
+    info = la.cache_info()
+    kernels = info.kernels_compiled + info.kernels_reused
+    assert kernels >= 9
+    # The full-size kernels repeat one computation (or a few, by where the cuts fall);
+    # the chain's two ends differ.
+    assert info.kernels_compiled <= kernels // 2, info
+
+
+def test_a_kernel_seen_in_one_module_is_reused_by_another():
+    x = la.asarray(np.arange(10.0))
+    first = la.exp(x) * 3 - 1
+    np.testing.assert_allclose(np.asarray(first), np.exp(np.arange(10.0)) * 3 - 1, rtol=1e-15)
+    compiled = la.cache_info().kernels_compiled
+    # A new module: the same elementwise kernel (on another buffer of the same size) beside
+    # a reduction of another array, so the module misses and the kernel hits.
+    y = la.asarray(np.arange(10.0) + 1)
+    second, total = la.eval(la.exp(y) * 3 - 1, la.asarray(np.ones(4)).sum())
+    np.testing.assert_allclose(np.asarray(second), np.exp(np.arange(10.0) + 1) * 3 - 1, rtol=1e-15)
+    assert float(total) == 4.0
+    info = la.cache_info()
+    assert info.misses == 2 and info.kernels_reused >= 1
+    assert info.kernels_compiled == compiled + 1  # only the sum's kernel is new
+
+
+def test_clear_cache_forgets_kernels():
+    x = la.asarray(np.arange(5.0))
+    np.asarray(la.cos(x) + 2)
+    assert la.cache_info().kernels_compiled >= 1
+    la.clear_cache()
+    assert la.cache_info().kernels_compiled == 0
+    np.testing.assert_allclose(np.asarray(la.cos(x) + 2), np.cos(np.arange(5.0)) + 2, rtol=1e-15)
+    assert la.cache_info().kernels_compiled >= 1  # compiled again, not found
