@@ -21,6 +21,7 @@ import numpy as np
 from . import _flags, _profiler
 from .backends import device_of, get_backend, loaded_backends
 from .hlo import Computation, Instruction, Module, make
+from .passes.fusion_policy import FusionPolicy
 from .symbolic_sizes import symbolize
 
 BufferLookup = Callable[[Instruction], "np.ndarray | None"]
@@ -69,16 +70,32 @@ def _lifted_scalar(node: Instruction) -> np.ndarray | None:
     return value
 
 
+# Constants of more elements than a kernel inlines are read from memory anyway: as runtime
+# parameters they keep their values out of the cache key, so `x[indices]` with new indices
+# (a mask's nonzero positions, each iteration of k-means) reuses one executable.
+_LIFTED_CONSTANT_ELEMENTS = FusionPolicy.max_constant_elements
+
+
 def build_module(
-    outputs: Sequence[Instruction], bound: BufferLookup, name: str = "main", *, lift_scalars: bool = True
+    outputs: Sequence[Instruction], bound: BufferLookup, name: str = "main", *, lift_scalars: bool = True,
+    lifted_constants: list | None = None,
 ) -> tuple[Module, list[np.ndarray]]:
     """Renumber bound nodes as parameters 0..n-1; return the module and their buffers.
 
     A node with a buffer is cut off from its operands: evaluated values are never recomputed.
     With `lift_scalars`, scalar constants become parameters too (see _SPECIALIZED_SCALARS).
+    Given a `lifted_constants` list, constants larger than a kernel inlines become parameters
+    as well, and their buffers are appended to the list.
     """
     if lift_scalars:
-        lookup = lambda node: bound(node) if node.opcode != "constant" else _lifted_scalar(node)  # noqa: E731
+        def lookup(node):
+            if node.opcode != "constant":
+                return bound(node)
+            if lifted_constants is not None and node.size > _LIFTED_CONSTANT_ELEMENTS:
+                value = node.attr("literal").array
+                lifted_constants.append(value)
+                return value
+            return _lifted_scalar(node)
     else:
         lookup = bound
     mapping: dict[int, Instruction] = {}
@@ -340,6 +357,11 @@ def evaluate_graph(outputs: Sequence[Instruction], bound: BufferLookup) -> list[
     """Compile (or reuse) and run the computation of `outputs`; return one buffer each, on
     the device of the buffers it read (see `backend_for`)."""
     with _profiler.span("evaluate", "eval"):
-        module, buffers = build_module(outputs, bound)
-        executable = compile_module(module, backend_for(buffers))
+        lifted: list[np.ndarray] = []
+        module, buffers = build_module(outputs, bound, lifted_constants=lifted)
+        lifted_ids = {id(value) for value in lifted}
+        backend_name = backend_for([buffer for buffer in buffers if id(buffer) not in lifted_ids])
+        if lifted and get_backend(backend_name).device != "cpu":  # device backends keep them constants
+            module, buffers = build_module(outputs, bound)
+        executable = compile_module(module, backend_name)
         return executable.run(buffers)

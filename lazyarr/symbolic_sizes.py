@@ -9,9 +9,10 @@ them), so a new call whose sizes are equal in a different pattern compiles again
 
 Only modules built from ops whose generated code can take every size at run time are
 symbolized (`SIZE_GENERIC_OPS`): elementwise ops, broadcast, transpose, reduce, reverse, iota,
-dot, argmax/argmin and reshapes that only add or drop unit dimensions. Slices, pads,
-concatenations, gathers, custom-calls and non-scalar constants carry sizes in attributes or
-data, so modules with them keep concrete sizes (one executable per shape, as before).
+dot, argmax/argmin, gather and reshapes that only add or drop unit dimensions. Slices, pads,
+concatenations, custom-calls and non-scalar constants carry sizes in attributes or data, so
+modules with them keep concrete sizes (one executable per shape, as before); large constants
+(index arrays) reach the compiler as parameters (compile.build_module), so they do not count.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ def _size_generic(node: Instruction) -> bool:
         return True
     if opcode == "constant":
         return node.shape == ()
+    if opcode == "gather":
+        # Along one axis (`x[indices]`, `x[mask]`): the result's shape is the index array's
+        # and the operand's, no size sits in an attribute. With more axes the index vector's
+        # length must equal the count of index_dims, a size symbolization would hide.
+        return len(node.attr("index_dims")) == 1
     if opcode == "reshape":
         operand = node.operands[0]
         return [size for size in node.shape if size != 1] == [size for size in operand.shape if size != 1]

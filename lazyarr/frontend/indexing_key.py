@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import dtypes
 from ..hlo import Instruction
-from .array import Array
+from .array import Array, bound_buffer, evaluate_arrays
 from .core import as_array, contains_lazy, convert
 
 VALID_INDICES = (
@@ -141,6 +141,26 @@ def out_of_bounds(value: int, axis: int, size: int) -> IndexError:
     return IndexError(f"index {value} is out of bounds for axis {axis} with size {size}")
 
 
+def _evaluated_mask(mask: Array) -> np.ndarray:
+    """A lazy mask's values. Its computed operands are evaluated with it, in one module:
+    programs test one array against several values (`X[labels == k]` for each k), and the
+    next mask then reads `labels` from memory instead of computing it again (in a module
+    compiled for that)."""
+    if not mask.is_evaluated:
+        operands = [
+            Array(operand) for operand in mask._node.operands
+            if bound_buffer(operand) is None and not _is_constant(operand)
+        ]
+        evaluate_arrays([mask, *operands])
+    return np.asarray(mask)
+
+
+def _is_constant(node: Instruction) -> bool:
+    while node.opcode in ("broadcast", "reshape", "convert"):
+        node = node.operands[0]
+    return node.opcode in ("constant", "parameter", "iota")
+
+
 def _static_array(item) -> np.ndarray:
     """A list/tuple/NumPy index as a NumPy array; an empty list is an integer index, as in NumPy."""
     array = np.asarray(item)
@@ -166,7 +186,7 @@ def _classify(item):
         item = as_array(item, where="__getitem__") if contains_lazy(item) else _static_array(item)
     if isinstance(item, Array):
         if dtypes.is_bool(item.dtype):
-            value = np.asarray(item)  # a mask's selection depends on its values: evaluate
+            value = _evaluated_mask(item)  # a mask's selection depends on its values: evaluate
             return ("bool", bool(value)) if value.ndim == 0 else ("mask", value)
         if not dtypes.is_integer(item.dtype):
             raise IndexError(NOT_INTEGER_ARRAY)
