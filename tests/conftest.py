@@ -1,4 +1,6 @@
-"""Hypothesis profiles: `ci` (deterministic, the default) and `dev` (more examples).
+"""Hypothesis profiles: `ci` (deterministic, the default), `dev` (more examples), `quick` (a
+fast sweep) and `fuzz` (10,000 fresh examples: a long run of the differential fuzz tests,
+`HYPOTHESIS_PROFILE=fuzz python -m pytest tests/backends/test_cpu_fuzz.py`).
 
 Select with HYPOTHESIS_PROFILE=dev. The ci profile derandomizes so that CI runs are
 reproducible and its example counts keep the whole suite within a few minutes on 2 cores.
@@ -29,5 +31,13 @@ settings.register_profile(
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "fuzz",  # a long differential fuzz run: HYPOTHESIS_PROFILE=fuzz on test_cpu_fuzz.py
+    max_examples=10_000,
+    deadline=None,
+    derandomize=False,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -305,7 +305,7 @@ def gpu_error_bound(node, values, bounds):
     return bound
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)  # the profile sets the size, as in test_cpu_fuzz
 @given(random_graphs())
 def test_gpu_backend_matches_the_evaluator_on_random_graphs(graph):
     check_random_graph(graph, run_on_gpu, "gpu", bound=gpu_error_bound)

@@ -567,15 +567,6 @@ def test_integer_power_by_negative_python_int_raises_like_numpy():
         elementwise.power(as_array(np.arange(3)), -1)
 
 
-def test_negative_int_power_raises_even_for_an_empty_array():
-    """NumPy checks exponents per element, so an empty base passes; lazyarr decides when the
-    graph is built, from the Python int alone (README "Differences from NumPy")."""
-    empty = np.zeros(0, np.int64)
-    assert np.power(empty, -1).shape == (0,)
-    with pytest.raises(ValueError, match="negative integer powers"):
-        elementwise.power(as_array(empty), -1)
-
-
 def test_where_refuses_out_of_range_int():
     """NumPy 2.4 wraps 300 to 44 in int8 (numpy/numpy#27006, raises from NumPy 2.5); lazyarr raises."""
     with pytest.raises(OverflowError):
