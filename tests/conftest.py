@@ -8,7 +8,10 @@ reproducible and its example counts keep the whole suite within a few minutes on
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+import lazyarr
 
 settings.register_profile(
     "ci",
@@ -41,3 +44,19 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def cpu_backend():
+    """Run a test on the CPU backend, whatever the default, and restore the previous one."""
+    previous = lazyarr.get_backend_name()
+    lazyarr.set_backend("cpu")
+    yield
+    lazyarr.set_backend(previous)
+
+
+@pytest.fixture
+def fresh_cpu_cache(cpu_backend):
+    """The CPU backend with empty executable and kernel caches, for tests that count compiles."""
+    lazyarr.clear_cache()
+    yield

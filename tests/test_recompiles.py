@@ -9,14 +9,7 @@ import pytest
 
 import lazyarr as la
 
-
-@pytest.fixture(autouse=True)
-def cpu_backend():
-    previous = la.get_backend_name()
-    la.set_backend("cpu")
-    la.clear_cache()
-    yield
-    la.set_backend(previous)
+pytestmark = pytest.mark.usefixtures("fresh_cpu_cache")
 
 
 def test_masks_of_new_counts_reuse_one_executable():

@@ -20,15 +20,7 @@ from tests.assertions import assert_identical
 from tests.strategies import REAL_DTYPES, arrays, shapes
 
 # NumPy, the oracle, warns about overflowing casts and empty means; the values are what matter.
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
-
-
-@pytest.fixture(autouse=True)
-def cpu_backend():
-    previous = la.get_backend_name()
-    la.set_backend("cpu")
-    yield
-    la.set_backend(previous)
+pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning"), pytest.mark.usefixtures("cpu_backend")]
 
 
 def _defined_range(source: np.dtype, target: np.dtype) -> dict:

@@ -13,14 +13,7 @@ import pytest
 import lazyarr as la
 from lazyarr.passes.fusion_policy import FusionPolicy
 
-
-@pytest.fixture(autouse=True)
-def cpu_backend():
-    previous = la.get_backend_name()
-    la.set_backend("cpu")
-    la.clear_cache()
-    yield
-    la.set_backend(previous)
+pytestmark = pytest.mark.usefixtures("fresh_cpu_cache")
 
 
 def test_a_long_unrolled_chain_compiles_each_distinct_kernel_once():

@@ -20,12 +20,7 @@ import lazyarr as la
 _LARGE = (400, 1000)
 
 
-@pytest.fixture(autouse=True)
-def cpu_backend():
-    previous = la.get_backend_name()
-    la.set_backend("cpu")
-    yield
-    la.set_backend(previous)
+pytestmark = pytest.mark.usefixtures("cpu_backend")
 
 
 def _child_evaluates(data, queue):
