@@ -301,9 +301,10 @@ def explain(outputs: Sequence[Instruction], bound: BufferLookup):
     from .hlo.text import print_module
     from .introspection import explanation_for
 
-    module, _ = build_module(outputs, bound)
-    before = print_module(module)
     backend_name = _flags.FLAGS.backend
+    host = get_backend(backend_name).device == "cpu"
+    module, _ = build_module(outputs, bound, lifted_constants=[] if host else None)  # as evaluate_graph
+    before = print_module(module)
     hit = _cache_key(module, backend_name)[0] in _CACHE
     executable = compile_module(module, backend_name)
     return explanation_for(backend_name, before, executable, hit)
