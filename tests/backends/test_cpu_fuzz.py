@@ -15,8 +15,12 @@ transcendental carry an error bound derived alongside the graph, see `error_boun
 Float -> int converts read only finite values inside int32: NaN, inf and out-of-range values
 are a documented difference (the CPU saturates, NumPy's result is undefined). Where the
 generator cannot bound an operand (`static_limit`), it puts NaN -> 0 and a clamp before the
-convert. A mismatch reports the graph as HLO text, the inputs, which output differs and both
-values in full; a crash carries the graph and inputs as a note.
+convert. Two comparisons are discarded where the data makes them ill-defined, never by
+op: reordered sums and products whose partial results can overflow or underflow in some
+order (`partial_products_stay_normal`), and maximum/minimum/fmax/fmin meeting 0.0 and -0.0 at
+one position (`meets_zeros_of_both_signs`: a documented difference). A mismatch reports the
+graph as HLO text, the inputs, which output differs and both values in full; a crash carries
+the graph and inputs as a note.
 
 The hypothesis profile sets the number of graphs: `ci` a few dozen, derandomized;
 `HYPOTHESIS_PROFILE=fuzz python -m pytest tests/backends/test_cpu_fuzz.py` 10,000 fresh ones.
