@@ -61,8 +61,9 @@ def ulp_distance(left, right):
 
 # NumPy returns either zero for (0.0, -0.0) depending on the loop it picks (dtype, array size,
 # SIMD path: float16 minimum keeps the first operand, float32 the second); lazyarr answers the
-# same way for every dtype and size.
-ZERO_SIGN_UNSPECIFIED = {"fmax", "fmin", "maximum", "minimum"}
+# same way for every dtype and size. clip (HLO clamp) likewise: NumPy 2.4's clip returns x for
+# 0-d operands but minimum(maximum(x, low), high)'s zero for arrays (found by the fuzz test).
+ZERO_SIGN_UNSPECIFIED = {"fmax", "fmin", "maximum", "minimum", "clip", "clamp"}
 
 
 def assert_agrees(name, got, want, tolerances=ULP_TOLERANCE):
