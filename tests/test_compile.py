@@ -9,14 +9,6 @@ import lazyarr as la
 from lazyarr import _flags
 
 
-@pytest.fixture
-def cpu_backend():
-    previous = la.get_backend_name()
-    la.set_backend("cpu")
-    yield
-    la.set_backend(previous)
-
-
 def vectors(count, size=1000, seed=0):
     rng = np.random.default_rng(seed)
     values = [rng.standard_normal(size).astype(np.float32) for _ in range(count)]

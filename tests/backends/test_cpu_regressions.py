@@ -12,13 +12,7 @@ import pytest
 
 import lazyarr as la
 
-
-@pytest.fixture(autouse=True)
-def cpu_backend():
-    previous = la.get_backend_name()
-    la.set_backend("cpu")
-    yield
-    la.set_backend(previous)
+pytestmark = pytest.mark.usefixtures("cpu_backend")  # tests/conftest.py
 
 
 def assert_same(actual, expected):
