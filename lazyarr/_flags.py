@@ -23,6 +23,7 @@ class Flags:
     verify: bool = False                 # run the verifier between passes
     explain_cache_misses: bool = False   # log why a compile-cache lookup missed
     specialize_sizes: bool = False       # compile per shape instead of reading sizes at run time
+    max_pending_depth: int = 128         # evaluate pending work when a chain of recorded ops gets this long; 0: never
 
 
 _BOOLEAN_TRUE = {"", "1", "true", "yes", "on"}
@@ -52,6 +53,11 @@ def parse_flags(text: str) -> Flags:
             if lowered not in _BOOLEAN_TRUE | _BOOLEAN_FALSE:
                 raise ValueError(f"LAZYARR_FLAGS: --{name} takes true/false, got {value!r}")
             values[name] = lowered in _BOOLEAN_TRUE
+        elif kind in ("int", int):
+            try:
+                values[name] = int(value)
+            except ValueError:
+                raise ValueError(f"LAZYARR_FLAGS: --{name} takes an integer, got {value!r}") from None
         elif name == "disable_passes":
             values[name] = tuple(part for part in value.split(",") if part)
         else:

@@ -21,33 +21,93 @@ import numpy as np
 from . import _flags, _profiler
 from .backends import device_of, get_backend, loaded_backends
 from .hlo import Computation, Instruction, Module, make
+from .hlo import get as get_op
 from .passes.fusion_policy import FusionPolicy
 from .symbolic_sizes import symbolize
 
 BufferLookup = Callable[[Instruction], "np.ndarray | None"]
 
 
-def _walk(outputs: Sequence[Instruction], bound: BufferLookup):
-    """Post order of the unbound part of the graph; bound nodes are leaves (with buffers)."""
-    order: list[tuple[Instruction, np.ndarray | None]] = []
-    visited: set[int] = set()
+class Linearized:
+    """A graph cut at its bound nodes, in post order: what evaluating it needs, and its key.
+
+    `signature` describes the graph completely up to which buffers it reads: per node in post
+    order, a leaf's (shape, dtype, buffer type) or an interior node's (op, attributes, operand
+    positions). Equal signatures build equal modules, so the signature (with `roots`, the
+    outputs' positions) keys an executable without building or renumbering anything.
+    """
+
+    __slots__ = ("nodes", "leaf_positions", "buffers", "signature", "roots")
+
+    def __init__(self, nodes, leaf_positions, buffers, signature, roots):
+        self.nodes, self.leaf_positions, self.buffers = nodes, leaf_positions, buffers
+        self.signature, self.roots = signature, roots
+
+
+def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scalars: bool = True,
+              lift_constants: bool = False) -> Linearized:
+    """Walk the unbound part of the graph of `outputs` (iteratively, leftmost operand first).
+
+    A node with a buffer is a leaf, cut off from its operands: evaluated values are never
+    recomputed. With `lift_scalars`, scalar constants other than _SPECIALIZED_SCALARS are
+    leaves holding their value; with `lift_constants`, so are constants larger than a kernel
+    inlines. Leaves are numbered in the order the walk meets them (the module's parameters).
+    """
+    position: dict[int, int] = {}
+    nodes: list[Instruction] = []
+    leaf_positions: list[int] = []
+    buffers: list = []
+    signature: list[tuple] = []
     for root in outputs:
-        if id(root) in visited:
-            continue
-        visited.add(id(root))
-        stack = [(root, 0, bound(root))]
+        stack = [root]
         while stack:
-            node, next_operand, buffer = stack[-1]
-            if buffer is None and next_operand < len(node.operands):
-                stack[-1] = (node, next_operand + 1, buffer)
-                operand = node.operands[next_operand]
-                if id(operand) not in visited:
-                    visited.add(id(operand))
-                    stack.append((operand, 0, bound(operand)))
-            else:
+            node = stack[-1]
+            if id(node) in position:
                 stack.pop()
-                order.append((node, buffer))
-    return order
+                continue
+            buffer = bound(node)
+            if buffer is None and node.op is _CONSTANT and lift_scalars:
+                if lift_constants and node.size > _LIFTED_CONSTANT_ELEMENTS:
+                    buffer = node.attr("literal").array
+                else:
+                    buffer = _lifted_scalar(node)
+            operands = node.operands
+            if buffer is not None:
+                leaf_positions.append(len(nodes))
+                buffers.append(buffer)
+                signature.append((node.shape, node.dtype, type(buffer)))
+            else:
+                waiting = [operand for operand in operands if id(operand) not in position]
+                if waiting:
+                    waiting.reverse()
+                    stack.extend(waiting)
+                    continue
+                if node.op is _PARAMETER:
+                    raise ValueError(f"no buffer is bound to {node!r}; it cannot be evaluated")
+                signature.append((node._local, *[position[id(operand)] for operand in operands]))
+            stack.pop()
+            position[id(node)] = len(nodes)
+            nodes.append(node)
+    return Linearized(nodes, leaf_positions, buffers, tuple(signature),
+                      tuple([position[id(root)] for root in outputs]))
+
+
+def module_of(graph: Linearized, name: str = "main") -> Module:
+    """The module computing a linearized graph: its leaves become parameters 0..n-1."""
+    leaves = set(graph.leaf_positions)
+    built: list[Instruction] = []
+    parameters: list[Instruction] = []
+    for index, node in enumerate(graph.nodes):
+        if index in leaves:
+            node = make("parameter", number=len(parameters), shape=node.shape, dtype=node.dtype)
+            parameters.append(node)
+        else:
+            operands = tuple(built[position] for position in graph.signature[index][1:])
+            if operands != node.operands:
+                node = make(node.op, operands, **dict(node.attrs))
+        built.append(node)
+    entry = Computation(name, tuple(parameters), tuple(built[position] for position in graph.roots))
+    return Module(name, entry)
 
 
 # Scalar constants with these values stay constants: simplification rules act on them
@@ -74,6 +134,7 @@ def _lifted_scalar(node: Instruction) -> np.ndarray | None:
 # parameters they keep their values out of the cache key, so `x[indices]` with new indices
 # (a mask's nonzero positions, each iteration of k-means) reuses one executable.
 _LIFTED_CONSTANT_ELEMENTS = FusionPolicy.max_constant_elements
+_CONSTANT, _PARAMETER = get_op("constant"), get_op("parameter")
 
 
 def build_module(
@@ -87,38 +148,12 @@ def build_module(
     Given a `lifted_constants` list, constants larger than a kernel inlines become parameters
     as well, and their buffers are appended to the list.
     """
-    if lift_scalars:
-        def lookup(node):
-            if node.opcode != "constant":
-                return bound(node)
-            if lifted_constants is not None and node.size > _LIFTED_CONSTANT_ELEMENTS:
-                value = node.attr("literal").array
-                lifted_constants.append(value)
-                return value
-            return _lifted_scalar(node)
-    else:
-        lookup = bound
-    mapping: dict[int, Instruction] = {}
-    parameters: list[Instruction] = []
-    buffers: list[np.ndarray] = []
-    for node, buffer in _walk(outputs, lookup):
-        if buffer is not None:
-            parameter = make(
-                "parameter", number=len(parameters), shape=node.shape, dtype=node.dtype
-            )
-            parameters.append(parameter)
-            buffers.append(buffer)
-            mapping[id(node)] = parameter
-        elif node.opcode == "parameter":
-            raise ValueError(f"no buffer is bound to {node!r}; it cannot be evaluated")
-        else:
-            operands = tuple(mapping[id(operand)] for operand in node.operands)
-            if operands == node.operands:
-                mapping[id(node)] = node
-            else:
-                mapping[id(node)] = make(node.op, operands, **dict(node.attrs))
-    entry = Computation(name, tuple(parameters), tuple(mapping[id(root)] for root in outputs))
-    return Module(name, entry), buffers
+    graph = linearize(outputs, bound, lift_scalars=lift_scalars, lift_constants=lifted_constants is not None)
+    if lifted_constants is not None:
+        lifted_constants.extend(buffer for position, buffer in zip(graph.leaf_positions, graph.buffers)
+                                if graph.nodes[position].op is _CONSTANT and graph.nodes[position].size
+                                > _LIFTED_CONSTANT_ELEMENTS)
+    return module_of(graph, name), graph.buffers
 
 
 @dataclass
@@ -149,6 +184,7 @@ def clear_cache() -> None:
     """Forget every compiled executable and kernel (the next evaluations compile again)."""
     _CACHE.clear()
     _SYMBOLIC.clear()
+    _PLANS.clear()
     for backend in loaded_backends():
         forget = getattr(backend, "clear_kernel_cache", None)
         if forget is not None:
@@ -354,15 +390,47 @@ def register_device_backend(device: str, backend_name: str) -> None:
     _DEVICE_BACKENDS[device] = backend_name
 
 
+# Linearized signature (+ roots) -> the executable evaluating it: a repeated evaluation (each
+# iteration of a loop, the same expression on new inputs) finds its executable with one walk
+# and one dict lookup, without building, renumbering or symbolizing a module. FIFO-bounded;
+# forgotten with the compile cache and whenever the flags change.
+_PLANS: OrderedDict[tuple, object] = OrderedDict()
+_PLANS_LIMIT = 1024
+_plans_flags = None
+
+
 def evaluate_graph(outputs: Sequence[Instruction], bound: BufferLookup) -> list[object]:
     """Compile (or reuse) and run the computation of `outputs`; return one buffer each, on
     the device of the buffers it read (see `backend_for`)."""
-    with _profiler.span("evaluate", "eval"):
-        lifted: list[np.ndarray] = []
-        module, buffers = build_module(outputs, bound, lifted_constants=lifted)
-        lifted_ids = {id(value) for value in lifted}
-        backend_name = backend_for([buffer for buffer in buffers if id(buffer) not in lifted_ids])
-        if lifted and get_backend(backend_name).device != "cpu":  # device backends keep them constants
-            module, buffers = build_module(outputs, bound)
-        executable = compile_module(module, backend_name)
-        return executable.run(buffers)
+    global _plans_flags
+    if _flags.FLAGS is not _plans_flags:
+        _PLANS.clear()
+        _plans_flags = _flags.FLAGS
+    if _profiler._ACTIVE is not None:
+        with _profiler.span("evaluate", "eval"):
+            return _evaluate(outputs, bound)
+    return _evaluate(outputs, bound)
+
+
+def _evaluate(outputs, bound):
+    graph = linearize(outputs, bound, lift_constants=True)
+    key = (graph.signature, graph.roots)
+    plan = _PLANS.get(key)
+    if plan is not None:
+        _INFO.hits += 1
+        if _profiler._ACTIVE is not None:
+            _profiler.instant("compile cache hit", "compile", plan[1])
+        return plan[0].run(graph.buffers)
+    lifted = {id(buffer) for position, buffer in zip(graph.leaf_positions, graph.buffers)
+              if graph.nodes[position].op is _CONSTANT}
+    backend_name = backend_for([buffer for buffer in graph.buffers if id(buffer) not in lifted])
+    if any(graph.nodes[position].size > _LIFTED_CONSTANT_ELEMENTS for position in graph.leaf_positions
+           if graph.nodes[position].op is _CONSTANT) and get_backend(backend_name).device != "cpu":
+        # Device backends keep large constants in the code: another module, not remembered here.
+        module, buffers = build_module(outputs, bound)
+        return compile_module(module, backend_name).run(buffers)
+    executable = compile_module(module_of(graph), backend_name)
+    _PLANS[key] = (executable, backend_name)
+    if len(_PLANS) > _PLANS_LIMIT:
+        _PLANS.popitem(last=False)
+    return executable.run(graph.buffers)

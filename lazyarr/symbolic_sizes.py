@@ -81,3 +81,4 @@ def symbolize(module: Module) -> tuple[Module, tuple[int, ...]] | None:
     parameters = tuple(mapping[id(parameter)] for parameter in entry.parameters)
     outputs = tuple(mapping[id(output)] for output in entry.outputs)
     return Module(module.name, Computation(entry.name, parameters, outputs)), tuple(sizes)
+

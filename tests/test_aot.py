@@ -143,9 +143,9 @@ def traced_module(function, *examples: np.ndarray):
     leaves = [la.asarray(example) for example in examples]
     results = function(*leaves)
     results = results if isinstance(results, tuple) else (results,)
-    module, buffers = build_module([result._node for result in results], array_module._BOUND.get,
+    module, buffers = build_module([result._node for result in results], array_module.bound_buffer,
                                    name="traced", lift_scalars=False)
-    buffer_of = [array_module._BOUND.get(leaf._node) for leaf in leaves]
+    buffer_of = [array_module.bound_buffer(leaf._node) for leaf in leaves]
     order = [next(position for position, buffer in enumerate(buffer_of) if buffer is used) for used in buffers]
     assert order == list(range(len(examples))), "the examples must be used in argument order"
     return module

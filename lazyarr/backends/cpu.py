@@ -12,6 +12,7 @@ thread pool when the output is large; ctypes releases the GIL during each call.
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import os
 import time
@@ -27,6 +28,8 @@ from ..hlo import Instruction, Module
 from ..passes.default import default_pipeline
 from ..passes.fusion import FusionDecision, FusionPolicy
 from ..shapes import is_symbolic_size, resolve_shape
+from .kernel_sizes import canonical_sizes
+from .llvm import dispatch
 from .llvm.elemental import COMPILED_DTYPES, EMITTABLE
 from .llvm.kernel import KernelBuilder, outer_extent
 from .llvm.math_table import cpu_math
@@ -95,6 +98,87 @@ class KernelStep:
     # Shapes of what the kernel touches, when some size is a placeholder (symbolic_sizes.py):
     # then extent, output shapes and the threading decision are resolved at each run.
     symbolic_work: list[tuple[int, ...]] | None = None
+    # The module's placeholder number behind each of the kernel's own (kernel_sizes.py): the
+    # kernel reads `sizes[k]` for each k here, in this order.
+    size_map: tuple[int, ...] = ()
+
+
+# The size vector of kernels without placeholder sizes (they never read it).
+_NO_SIZES = (ctypes.c_int64 * 1)(0)
+
+
+def _kernel_sizes(kernel: KernelStep, sizes):
+    """The placeholder sizes `kernel` reads, as a native vector."""
+    if not kernel.size_map:
+        return _NO_SIZES
+    return (ctypes.c_int64 * len(kernel.size_map))(*[sizes[k] for k in kernel.size_map])
+
+
+@dataclass
+class NativeRun:
+    """Consecutive kernels run by one native dispatch call (llvm/dispatch.py). Kernels with
+    placeholder sizes resolve their extents at each run; if one then wants threads, the run
+    goes step by step instead."""
+
+    kernels: list[KernelStep]
+    program: object  # the dispatch program (a ctypes int64 array)
+    starts: list[int]  # where each kernel's words begin in the program
+    symbolic: bool
+    outputs: list[tuple[int, tuple, np.dtype]] = field(default_factory=list)  # (slot, shape, dtype)
+    # real sizes -> (program with their extents, or None if a kernel wants threads; outputs)
+    sized: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.outputs = [(slot, shape, dtype) for kernel in self.kernels
+                        for slot, (shape, dtype) in zip(kernel.outputs, kernel.output_specs)]
+
+
+def _sized_plan(run: NativeRun, sizes) -> tuple:
+    """What a run with placeholder sizes does at these real sizes (remembered per sizes)."""
+    if len(run.sized) >= 64:
+        run.sized.clear()
+    program = type(run.program).from_buffer_copy(run.program)  # the template stays as it is
+    vectors = []
+    for kernel, start in zip(run.kernels, run.starts):
+        if kernel.symbolic_work is not None:
+            extent = resolve_shape((kernel.extent,), sizes)[0]
+            if _parallel(extent, (resolve_shape(shape, sizes) for shape in kernel.symbolic_work)):
+                return None, (), ()
+            program[start + 1] = extent
+        vector = _kernel_sizes(kernel, sizes)
+        vectors.append(vector)
+        program[start + 2] = ctypes.addressof(vector)
+    outputs = [(slot, resolve_shape(shape, sizes), dtype) for slot, shape, dtype in run.outputs]
+    return program, outputs, vectors  # the plan keeps the size vectors the program points to
+
+
+def native_runs(steps: list) -> list:
+    """`steps` with each stretch of single-threaded kernels replaced by a NativeRun (even one
+    kernel: a dispatch call costs less than a ctypes call with a pointer array); unchanged
+    where native dispatch is not available."""
+    if dispatch.dispatcher() is None:
+        return steps
+    grouped, stretch = [], []
+
+    def close():
+        if stretch:
+            kernels = list(stretch)
+            words = [(ctypes.cast(kernel.function, ctypes.c_void_p).value,
+                      kernel.extent if kernel.symbolic_work is None else 0, ctypes.addressof(_NO_SIZES),
+                      kernel.inputs + kernel.outputs) for kernel in kernels]
+            program, positions = dispatch.program(words)
+            grouped.append(NativeRun(kernels, program, positions,
+                                     any(kernel.symbolic_work is not None for kernel in kernels)))
+            stretch.clear()
+
+    for step in steps:
+        if isinstance(step, KernelStep) and not step.parallel:
+            stretch.append(step)
+        else:
+            close()
+            grouped.append(step)
+    close()
+    return grouped
 
 
 @dataclass
@@ -113,34 +197,83 @@ class CpuExecutable:
         """Run on `arguments` (one buffer per parameter); `sizes` are the real values of the
         module's placeholder sizes, if it has any (see lazyarr/symbolic_sizes.py)."""
         slots: list[np.ndarray | None] = [None] * self.slot_count
-        size_vector = (ctypes.c_int64 * max(len(sizes), 1))(*sizes)
         for slot, argument in zip(self.parameter_slots, arguments):
             # np.asarray, not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
             slots[slot] = np.asarray(argument, order="C")
         for slot, value in self.constants.items():
             slots[slot] = value
+        if _profiler._ACTIVE is None:  # one native call per run of kernels
+            return self._run_dispatched(slots, sizes)
         for step in self.steps:
             if isinstance(step, HostStep):
                 with _profiler.span("host step", "execute", step):
-                    values = [slots[slot] for slot in step.inputs]
-                    attributes = step.instruction.attributes
-                    if step.symbolic_shape:
-                        attributes = {**attributes, "shape": resolve_shape(attributes["shape"], sizes)}
-                    result = step.instruction.op.reference(values, attributes)
-                    slots[step.output] = np.asarray(result, dtype=step.instruction.dtype, order="C")
+                    _run_host_step(step, slots, sizes)
             else:
                 with _profiler.span("kernel", "execute", step):
-                    _run_kernel(step, slots, size_vector, sizes)
+                    _run_kernel(step, slots, sizes)
         return [slots[slot] for slot in self.output_slots]
 
+    def _run_dispatched(self, slots, sizes) -> list[np.ndarray]:
+        for step in self.dispatched:
+            if type(step) is NativeRun:
+                _run_native(step, slots, sizes)
+            elif type(step) is HostStep:
+                _run_host_step(step, slots, sizes)
+            else:
+                _run_kernel(step, slots, sizes)
+        return [slots[slot] for slot in self.output_slots]
 
-def _run_kernel(step: KernelStep, slots, size_vector, sizes):
+    @functools.cached_property
+    def dispatched(self) -> list:
+        return native_runs(self.steps)
+
+
+def _run_host_step(step: HostStep, slots, sizes) -> None:
+    values = [slots[slot] for slot in step.inputs]
+    attributes = step.instruction.attributes
+    if step.symbolic_shape:
+        attributes = {**attributes, "shape": resolve_shape(attributes["shape"], sizes)}
+    result = step.instruction.op.reference(values, attributes)
+    slots[step.output] = np.asarray(result, dtype=step.instruction.dtype, order="C")
+
+
+# Outputs up to this many bytes come from NumPy's allocator directly (aligning costs more than
+# a small kernel runs); larger ones start on a cache line.
+_SMALL_OUTPUT_BYTES = 4096
+
+
+def _output(shape, dtype) -> np.ndarray:
+    if math.prod(shape) * dtype.itemsize <= _SMALL_OUTPUT_BYTES:
+        return np.empty(shape, dtype)
+    return aligned_empty(shape, dtype)
+
+
+def _run_native(run: NativeRun, slots, sizes) -> None:
+    if run.symbolic:
+        plan = run.sized.get(sizes)
+        if plan is None:
+            plan = run.sized[sizes] = _sized_plan(run, sizes)
+        program, outputs, _ = plan
+        if program is None:  # big enough for threads at these sizes: step by step
+            for kernel in run.kernels:
+                _run_kernel(kernel, slots, sizes)
+            return
+    else:
+        program, outputs = run.program, run.outputs
+    for slot, shape, dtype in outputs:
+        slots[slot] = _output(shape, dtype)
+    objects = (ctypes.c_void_p * len(slots))(*map(id, slots))
+    dispatch.dispatcher()(program, objects)
+
+
+def _run_kernel(step: KernelStep, slots, sizes):
     specs, extent, parallel = step.output_specs, step.extent, step.parallel
+    size_vector = _kernel_sizes(step, sizes)
     if step.symbolic_work is not None:
         specs = [(resolve_shape(shape, sizes), dtype) for shape, dtype in specs]
         extent = resolve_shape((extent,), sizes)[0]
         parallel = _parallel(extent, (resolve_shape(shape, sizes) for shape in step.symbolic_work))
-    outputs = [aligned_empty(shape, dtype) for shape, dtype in specs]
+    outputs = [_output(shape, dtype) for shape, dtype in specs]
     buffers = [slots[slot] for slot in step.inputs] + outputs
     pointer_array = (ctypes.c_void_p * len(buffers))(*(buffer.ctypes.data for buffer in buffers))
     if parallel:
@@ -244,12 +377,13 @@ class CpuBackend:
             computation = instruction.attr("computation")
             key = (id(computation), tuple(id(o) for o in instruction.operands))
             if key not in launched:
-                fingerprint = kernel_fingerprint(computation)
+                kernel_computation, size_map = canonical_sizes(computation)
+                fingerprint = kernel_fingerprint(kernel_computation)
                 name = _KERNELS.get(fingerprint) or new_kernels.get(fingerprint)
                 if name is None:
                     name = new_kernels[fingerprint] = jit_engine().fresh_name("kernel")
                     with _profiler.span("build IR", "codegen", name):
-                        builder.add(name, computation)
+                        builder.add(name, kernel_computation)
                 else:
                     KERNEL_COUNTS["reused"] += 1
                 extent = outer_extent(computation)
@@ -259,6 +393,7 @@ class CpuBackend:
                     name, [slots.of(o) for o in instruction.operands], [None] * len(computation.outputs),
                     [(output.shape, output.dtype) for output in computation.outputs], extent,
                     parallel=not symbolic and _parallel(extent, work), symbolic_work=work if symbolic else None,
+                    size_map=size_map,
                 )
                 launched[key] = step
                 steps.append(step)

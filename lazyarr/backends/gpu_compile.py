@@ -37,7 +37,9 @@ class GpuFusionPolicy(CpuFusionPolicy):
     them in 4 KiB of constant memory; 64 pointers leave room for sizes)."""
 
     def __init__(self):
-        super().__init__(max_operands=64, max_duplicates=16)
+        # Recomputing is cheap next to a launch or a round trip through memory: tiny producers
+        # and the producers of duplicated ones are duplicated too.
+        super().__init__(max_operands=64, max_duplicates=16, max_tiny_elements=0, shared_under_copies=False)
 
 
 @dataclass

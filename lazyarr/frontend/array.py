@@ -21,6 +21,7 @@ arrays on two devices (host 0-d arrays, like Python scalars, go with any device)
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Iterable
 
@@ -29,16 +30,16 @@ import numpy as np
 from .. import _flags, dtypes
 from ..backends import available_devices, device_of, get_backend, to_device, transfer_manager
 from ..compile import device_of_buffers, evaluate_graph
-from ..hlo import Instruction, fresh_parameter
+from ..hlo import Instruction, bind, bound_buffer, fresh_parameter
 from . import tracing
 
-# Instruction -> the buffer holding its value: materialized inputs and evaluated values. A
-# buffer is a NumPy array on the host, or a device buffer (a CuPy array, a plug-in's buffer).
-_BOUND: weakref.WeakKeyDictionary[Instruction, object] = weakref.WeakKeyDictionary()
+# The buffer holding a node's value (materialized inputs and evaluated values) lives on the
+# node itself (hlo.bind / hlo.bound_buffer), so it dies with the node. A buffer is a NumPy
+# array on the host, or a device buffer (a CuPy array, a plug-in's buffer).
 
 
-def bound_buffer(node: Instruction) -> object | None:
-    return _BOUND.get(node)
+def _is_bound(node: Instruction) -> bool:
+    return node._bound is not None
 
 
 def leaf_for(buffer) -> Instruction:
@@ -46,7 +47,7 @@ def leaf_for(buffer) -> Instruction:
     if isinstance(buffer, np.ndarray):  # device buffers have no read-only flag: never written either
         buffer.flags.writeable = False
     leaf = fresh_parameter(buffer.shape, buffer.dtype)
-    _BOUND[leaf] = buffer
+    bind(leaf, buffer)
     return leaf
 
 
@@ -75,7 +76,7 @@ def graph_device(node: Instruction) -> str:
     """The device of the buffers `node`'s graph reads (iterative walk, stopping at bound
     nodes). Host 0-d buffers do not decide; a graph reading no other buffer is computed on
     the default device. Buffers on two devices: ValueError naming them."""
-    buffer = _BOUND.get(node)
+    buffer = bound_buffer(node)
     if buffer is not None:
         return "cpu" if type(buffer) is np.ndarray else device_of(buffer)
     buffers = []
@@ -83,7 +84,7 @@ def graph_device(node: Instruction) -> str:
     stack = [node]
     while stack:
         current = stack.pop()
-        buffer = _BOUND.get(current)
+        buffer = bound_buffer(current)
         if buffer is not None:
             buffers.append(buffer)
             continue
@@ -108,24 +109,71 @@ def evaluate_arrays(arrays: Iterable[Array]) -> None:
     for array in arrays:
         if not isinstance(array, Array):
             raise TypeError(f"eval: expected lazyarr arrays, got {type(array).__name__}")
-        if id(array._node) not in seen and array._node not in _BOUND:
+        if id(array._node) not in seen and array._node._bound is None:
             seen.add(id(array._node))
             pending.append(array)
     if not pending:
         return
     nodes = [array._node for array in pending]
-    tracing.check_concrete(nodes, _BOUND.__contains__)  # inside la.jit: a clear error, not a crash
-    results = evaluate_graph(nodes, _BOUND.get)
+    tracing.check_concrete(nodes, _is_bound)  # inside la.jit: a clear error, not a crash
+    results = evaluate_graph(nodes, bound_buffer)
     by_node = {}
     for node, result in zip(nodes, results):
         # Host results may come back as NumPy scalars; device buffers stay on their device.
         buffer = result if type(result) is np.ndarray or not isinstance(result, np.generic) else np.asarray(result)
-        if node.opcode != "constant":  # interned constants are shared by every graph: keep them constants
-            _BOUND[node] = buffer
+        # Values of constants alone are shared by every graph on every device (and cheap to
+        # recompute): they stay unbound, computed where each graph runs.
+        if not node.constant_only:
+            bind(node, buffer)
         by_node[id(node)] = leaf_for(buffer)
     for array in arrays:
         if id(array._node) in by_node:
             array._node = by_node[id(array._node)]
+
+
+# -- bounded pending work ----------------------------------------------------------------------
+# A loop that records the same step N times would otherwise build one graph N steps deep and
+# compile it as one giant module (seconds) at the end. Instead, when an array's graph gets
+# --max_pending_depth operations deep, every live array of this thread whose graph is at least
+# half that deep is evaluated together, in one module (so work they share runs once), and the
+# loop goes on from their buffers. A loop's step structure repeats, so each cut records the
+# same graph as the last and reuses its executable: a loop compiles a few modules, not one
+# per iteration and not one giant one. Never inside la.jit or grad traces (nothing evaluates).
+
+
+class _Pending(threading.local):
+    def __init__(self):
+        self.arrays: dict[int, weakref.ref] = {}  # id -> the deep pending arrays (arrays are unhashable)
+        self.prune_at = 64
+
+
+_PENDING = _Pending()
+
+
+def track_pending(array: Array) -> None:
+    """Note a deep pending array; evaluate the pending work when `array` is too deep."""
+    budget = _flags.FLAGS.max_pending_depth
+    if not budget or array._node.depth * 2 < budget or tracing.is_tracing():
+        return
+    pending = _PENDING.arrays
+    if array._node.depth < budget:
+        # Re-inserted at the end: the evaluation order (a module's outputs) is the order the
+        # program last touched its arrays, the same at every cut of a loop.
+        pending.pop(id(array), None)
+        pending[id(array)] = weakref.ref(array)
+        if len(pending) >= _PENDING.prune_at:  # amortized: drop the dead and the evaluated
+            live = {key: ref for key, ref in pending.items() if _still_pending(ref())}
+            _PENDING.arrays, _PENDING.prune_at = live, max(64, 2 * len(live))
+        return
+    arrays = [other for other in (ref() for ref in pending.values()) if _still_pending(other)]
+    _PENDING.arrays, _PENDING.prune_at = {}, 64
+    if all(other is not array for other in arrays):
+        arrays.append(array)
+    evaluate_arrays(arrays)
+
+
+def _still_pending(array: Array | None) -> bool:
+    return array is not None and array._node.depth > 0 and array._node._bound is None
 
 
 class Array:
@@ -138,10 +186,12 @@ class Array:
     __hash__ = None  # elementwise __eq__, as NumPy arrays
 
     def __init__(self, node: Instruction):
-        if not isinstance(node, Instruction):
+        if type(node) is not Instruction:
             raise TypeError("Array wraps an HLO Instruction; use lazyarr.asarray to make arrays")
         self._node = node
         self._base = self._views = None
+        if node.depth:
+            track_pending(self)
 
     # -- metadata: never evaluates ---------------------------------------------------------
     @property
@@ -188,7 +238,7 @@ class Array:
         if device == graph_device(self._node):
             return self
         evaluate_arrays([self])
-        return Array(leaf_for(to_device(_BOUND[self._node], device)))
+        return Array(leaf_for(to_device(self._node._bound, device)))
 
     def __len__(self) -> int:
         if not self.shape:
@@ -198,7 +248,7 @@ class Array:
     @property
     def is_evaluated(self) -> bool:
         """Whether the value is already computed (no work left for `.eval()`)."""
-        return self._node in _BOUND
+        return self._node._bound is not None
 
     # -- evaluation points -----------------------------------------------------------------
     def eval(self) -> Array:
@@ -209,7 +259,7 @@ class Array:
     def numpy(self) -> np.ndarray:
         """The value as a read-only NumPy array (copied to the host from a device)."""
         evaluate_arrays([self])
-        buffer = _BOUND[self._node]
+        buffer = self._node._bound
         if type(buffer) is not np.ndarray:
             return host_copy(buffer)
         view = buffer.view()
@@ -285,7 +335,7 @@ class Array:
     # -- interop -------------------------------------------------------------------------------
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         evaluate_arrays([self])
-        buffer = _BOUND[self._node]
+        buffer = self._node._bound
         if not isinstance(buffer, np.ndarray):
             return _device_dlpack(buffer, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
         value = self.numpy()
@@ -304,10 +354,10 @@ class Array:
         return value.__dlpack__(stream=stream, **kwargs)
 
     def __dlpack_device__(self):
-        buffer = _BOUND.get(self._node)
+        buffer = self._node._bound
         if buffer is None and graph_device(self._node) != "cpu":
             evaluate_arrays([self])
-            buffer = _BOUND[self._node]
+            buffer = self._node._bound
         if buffer is None or isinstance(buffer, np.ndarray):
             return (1, 0)  # kDLCPU, device 0
         return buffer.__dlpack_device__()
@@ -319,7 +369,7 @@ class Array:
         if graph_device(self._node) != "gpu":
             raise AttributeError("__cuda_array_interface__: only arrays on the 'gpu' device have it")
         evaluate_arrays([self])
-        return _BOUND[self._node].__cuda_array_interface__
+        return self._node._bound.__cuda_array_interface__
 
     def __array_namespace__(self, *, api_version=None):
         import lazyarr

@@ -62,8 +62,65 @@ def resolve(name: str, ufunc: np.ufunc, operands) -> tuple[tuple[np.dtype, ...],
     return inputs, outputs
 
 
+# Exactly these types are NumPy's weak Python scalars (np.float64, a float subclass, is not).
+_WEAK_TYPES = frozenset({bool, int, float, complex})
+# (name, then per operand: dtype and shape of an array, or a weak scalar's type) -> (input
+# dtypes, result dtype, broadcast shape): everything `prepare` decides depends only on these.
+_PREPARED: dict[tuple, tuple] = {}
+
+
 def prepare(name: str, ufunc: np.ufunc, operands) -> tuple[list[Instruction], np.dtype]:
-    """Resolve dtypes, convert and broadcast `operands`; return their nodes and the result dtype."""
+    """Resolve dtypes, convert and broadcast `operands`; return their nodes and the result dtype.
+
+    Hot (every recorded elementwise op): lazy arrays and Python scalars take a memoized plan."""
+    signature = [name]
+    for value in operands:
+        kind = type(value)
+        if kind is Array:
+            node = value._node
+            signature.append(node.dtype)
+            signature.append(node.shape)
+        elif kind in _WEAK_TYPES:
+            signature.append(kind)
+        else:
+            return _prepare(name, ufunc, operands)
+    signature = tuple(signature)
+    plan = _PREPARED.get(signature)
+    if plan is None:
+        nodes, result = _prepare(name, ufunc, operands)  # raises for bad input: nothing memoized
+        if len(_PREPARED) >= 4096:
+            _PREPARED.clear()
+        _PREPARED[signature] = (resolve(name, ufunc, operands)[0], result,
+                                broadcast_shapes(*(node.shape for node in nodes)))
+        return nodes, result
+    inputs, result, shape = plan
+    nodes = []
+    for value, dtype in zip(operands, inputs):
+        if type(value) is Array:
+            node = value._node
+            if node.dtype is not dtype:
+                node = convert(node, dtype)
+            if node.shape != shape:
+                node = broadcast_to(node, shape)
+        else:
+            if type(value) is int:
+                # A Python int meeting a bool loop goes through a C long in NumPy: int64's range.
+                dtypes.check_weak_scalar_fits(value, dtypes.int64 if dtypes.is_bool(dtype) else dtype, where=name)
+            node = scalar_constant(value, dtype)
+            if shape:
+                node = _broadcast_constant(node, shape)
+        nodes.append(node)
+    return nodes, result
+
+
+@functools.lru_cache(maxsize=1024)
+def _broadcast_constant(node: Instruction, shape: tuple[int, ...]) -> Instruction:
+    """Broadcast scalar constants (`x * 2` on one shape in a loop) are built once (values of
+    constants alone are never bound to a buffer, so keeping them ties them to no device)."""
+    return broadcast_to(node, shape)
+
+
+def _prepare(name: str, ufunc: np.ufunc, operands) -> tuple[list[Instruction], np.dtype]:
     inputs, outputs = resolve(name, ufunc, operands)
     arrays = [None if is_python_scalar(value) else as_array(value, where=name) for value in operands]
     shape = broadcast_shapes(*(array.shape for array in arrays if array is not None), where=name)

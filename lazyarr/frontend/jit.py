@@ -43,7 +43,7 @@ from ..hlo import Computation, Module, constant, make, replace_all
 from ..hlo.text import print_module
 from ..introspection import explanation_for
 from . import pytree, tracing
-from .array import _BOUND, Array, evaluate_arrays, leaf_for
+from .array import Array, evaluate_arrays, leaf_for
 from .core import as_array
 from .jit_signature import (
     JitCacheInfo,
@@ -123,7 +123,7 @@ class _Traced:
         tracer_ids = {id(node) for node in self.parameters}
 
         def lookup(node):
-            return _PLACEHOLDER if id(node) in tracer_ids else _BOUND.get(node)
+            return _PLACEHOLDER if id(node) in tracer_ids else node._bound
 
         count = len(self.parameters)
         try:
@@ -132,7 +132,7 @@ class _Traced:
                 [*self.parameters, *self.outputs], lookup, self.name, lift_scalars=for_execution
             )
         except ValueError:
-            escaped = tracing.find_tracer(self.outputs, lambda node: id(node) in tracer_ids or node in _BOUND)
+            escaped = tracing.find_tracer(self.outputs, lambda node: id(node) in tracer_ids or node._bound is not None)
             if escaped is None:
                 raise
             raise tracing.TracedValueError(tracing.escaped_tracer_message(tracing.tracer_of(escaped))) from None

@@ -21,7 +21,7 @@ from .. import _flags, dtypes, shapes
 from ..backends import get_backend
 from ..compile import backend_for
 from . import pytree
-from .array import _BOUND, Array, evaluate_arrays
+from .array import Array, evaluate_arrays
 
 
 class ShapeDtypeStruct:
@@ -291,7 +291,7 @@ def call_signature(statics: StaticArguments, args: tuple, kwargs: dict, *, abstr
         if kind is Array:
             node = leaf._node
             signature.append((node.shape, node.dtype))
-            buffer = _BOUND.get(node)
+            buffer = node._bound
             if buffer is None and not abstract:
                 lazy.append((len(buffers), leaf))
             elif type(buffer) is not np.ndarray:
@@ -316,7 +316,7 @@ def call_signature(statics: StaticArguments, args: tuple, kwargs: dict, *, abstr
     if lazy:
         evaluate_arrays([leaf for _, leaf in lazy])
         for index, leaf in lazy:
-            buffers[index] = _BOUND[leaf._node]
+            buffers[index] = leaf._node._bound
             host = host and type(buffers[index]) is np.ndarray
     if abstract:  # lower/explain: unevaluated arrays and ShapeDtypeStructs have no buffer yet
         buffers = [buffer for buffer in buffers if buffer is not None and not isinstance(buffer, ShapeDtypeStruct)]
@@ -344,7 +344,7 @@ def _flat_arrays_signature(name: str, args: tuple):
         kind = type(arg)
         if kind is Array:
             node = arg._node
-            buffer = _BOUND.get(node)
+            buffer = node._bound
             if buffer is None:
                 return None
             if type(buffer) is not np.ndarray:

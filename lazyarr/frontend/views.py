@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Callable
 
 from ..hlo import Instruction
-from .array import Array
+from .array import Array, track_pending
 
 Read = Callable[[Instruction], Instruction]
 Write = Callable[[Instruction, Instruction], Instruction]
@@ -70,3 +70,4 @@ def assign(array: Array, node: Instruction) -> None:
             for view in live:
                 view._node = view._base.read(written._node)
                 stack.append(view)
+    track_pending(owner)  # a loop of writes (`u[1:-1] = ...`) is bounded as any other

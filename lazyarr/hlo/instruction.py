@@ -12,6 +12,7 @@ Attributes are stored as a sorted tuple of (name, value) pairs; every value is h
 from __future__ import annotations
 
 import itertools
+import operator
 import os
 import threading
 import weakref
@@ -55,6 +56,7 @@ class Literal:
 
 
 _PLAIN = (int, str, float, bool, np.dtype)
+_PLAIN_OR_TUPLE = (*_PLAIN, tuple)
 
 
 def _freeze(value):
@@ -80,7 +82,13 @@ class Instruction:
     Never construct directly; use `make()`. Instances are immutable and interned.
     """
 
-    __slots__ = ("op", "shape", "dtype", "operands", "attrs", "_attr_map", "__weakref__")
+    # _local: (op name, attrs, attribute types), the node's identity apart from its operands
+    # (what the compile driver's structural key records per node). _bound: the buffer the
+    # evaluator bound to this node (its computed value), or None; the only mutable field.
+    # depth: the longest chain of operations from a leaf (0 for parameters and constants).
+    # constant_only: no parameter anywhere below (a function of constants alone).
+    __slots__ = ("op", "shape", "dtype", "operands", "attrs", "_attr_map", "_local", "_bound", "depth",
+                 "constant_only", "__weakref__")
 
     op: OpDef
     shape: tuple[int, ...]
@@ -144,6 +152,8 @@ _INTERN_LOCK = threading.Lock()
 os.register_at_fork(before=_INTERN_LOCK.acquire, after_in_parent=_INTERN_LOCK.release,
                     after_in_child=_INTERN_LOCK.release)
 _NO_ATTRIBUTES = MappingProxyType({})
+# (op, attributes, operand shapes and dtypes) -> (shape, dtype, attribute map) the op's rules gave.
+_CHECKED: dict[tuple, tuple] = {}
 
 
 def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Instruction:
@@ -167,15 +177,21 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
             attrs = {**opdef.optional_attrs, **attrs}
         attr_tuple = tuple(sorted([(name, _freeze(value)) for name, value in attrs.items()]))
         # Types join the key: `True == 1` and `1 == 1.0` must not make two instructions one.
-        key = (opdef.name, operands, attr_tuple, tuple([type(value) for _, value in attr_tuple]))
+        key = ((opdef.name, attr_tuple, tuple([type(value) for _, value in attr_tuple])), operands)
     else:
         attr_tuple = ()
-        key = (opdef.name, operands, (), ())
+        key = ((opdef.name, (), ()), operands)
     entry = _INTERN.get(key)
     if entry is not None:
         found = entry()
         if found is not None:  # an interned instruction already passed the checks below
             return found
+    # The rules' verdict depends only on the op, its attributes and the operands' types:
+    # remembered, so a loop recording the same step builds each new node without them.
+    signature = (key[0], tuple([(operand.shape, operand.dtype) for operand in operands]))
+    checked = _CHECKED.get(signature)
+    if checked is not None:
+        return _interned(key, opdef, checked[0], checked[1], operands, attr_tuple, checked[2])
     if opdef.arity is not None and len(operands) != opdef.arity:
         raise HloError(f"{opdef.name}: expects {opdef.arity} operands, got {len(operands)}")
     missing = [name for name in opdef.attrs if name not in attrs]
@@ -189,6 +205,10 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
     dtype = opdef.dtype_rule(operands, attr_map)
     if not isinstance(dtype, np.dtype):
         dtype = np.dtype(dtype)
+    if all(issubclass(kind, _PLAIN_OR_TUPLE) for kind in key[0][2]):  # never keep a Literal or Computation alive
+        if len(_CHECKED) >= 8192:
+            _CHECKED.clear()
+        _CHECKED[signature] = (shape, dtype, attr_map)
     return _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map)
 
 
@@ -202,6 +222,16 @@ def _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map) -> Instr
     setter(instruction, "operands", operands)
     setter(instruction, "attrs", attr_tuple)
     setter(instruction, "_attr_map", attr_map)
+    setter(instruction, "_local", key[0])
+    setter(instruction, "_bound", None)
+    depth, constant_only = 0, opdef.name != "parameter"
+    for operand in operands:
+        if operand.depth >= depth:
+            depth = operand.depth + 1
+        if not operand.constant_only:
+            constant_only = False
+    setter(instruction, "depth", depth)
+    setter(instruction, "constant_only", constant_only)
     with _INTERN_LOCK:
         entry = _INTERN.get(key)
         found = entry() if entry is not None else None
@@ -238,8 +268,17 @@ def fresh_parameter(shape, dtype) -> Instruction:
     model, attribute_types = checked
     attributes = model._attr_map
     attr_tuple = (("dtype", attributes["dtype"]), ("number", number), ("shape", attributes["shape"]))  # as make()
-    key = ("parameter", (), attr_tuple, attribute_types)
+    key = (("parameter", attr_tuple, attribute_types), ())
     return _interned(key, model.op, model.shape, model.dtype, (), attr_tuple, MappingProxyType(dict(attr_tuple)))
+
+
+def bind(node: Instruction, buffer) -> None:
+    """Record `buffer` as the computed value of `node` (the evaluator's only write to a node)."""
+    object.__setattr__(node, "_bound", buffer)
+
+
+# The buffer bound to a node, or None (a C-level getter: graph walks call it on every node).
+bound_buffer = operator.attrgetter("_bound")
 
 
 def constant(value, dtype=None) -> Instruction:

@@ -89,6 +89,9 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
     reads = {id(root): 1}  # how many times the kernel reads each element of a member
     index_maps = {id(root): 1}  # at how many distinct index maps the kernel computes a member
     inside_users: dict[int, list[Instruction]] = {}  # operand id -> the members reading it
+    # Members this kernel computes although other kernels compute them too (duplicated cheap
+    # producers): their producers are recomputed with them, so they count as shared as well.
+    copied: set[int] = set()
     frontier: list[tuple[int, int]] = []
     _add_member(root, group, inside_users, frontier, position)
     while frontier:
@@ -97,6 +100,8 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
         inside = inside_users[key]
         is_output = key in facts.outputs
         outside = len(users[key]) - len(inside) + int(is_output)
+        if not outside and policy.shared_under_copies and any(id(user) in copied for user in inside):
+            outside = 1  # computed in every kernel that holds a copy of its user
         producer_reads = max(reads[id(user)] * _element_reads(user, producer) for user in inside)
         producer_maps = _index_maps(inside, index_maps)
         decision = FusionDecision.yes()
@@ -136,6 +141,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
         index_maps[key] = producer_maps
         if outside:
             copies[key] = copies.get(key, 0) + 1
+            copied.add(key)
         _add_member(producer, group, inside_users, frontier, position)
     return group
 

@@ -103,6 +103,13 @@ class FusionPolicy:
     # other remap reading it is one): a stencil reads its input at 5 offsets, so fusing step
     # after step would compute the first step 5**steps times per element.
     max_index_maps: int = 8
+    # Cheap producers of at most this many elements are not duplicated into several kernels:
+    # a copy saves no memory traffic worth having, and a chain of them (a loop's running
+    # scalar, `b = b - lr * g`) would put the whole chain into every step's kernel.
+    max_tiny_elements: int = 1024
+    # Whether a producer read by a duplicated (copied) member counts as shared: then an
+    # expensive one (`exp` under a copied `subtract`) is computed once, not once per copy.
+    shared_under_copies: bool = True
     cheap: frozenset[str] = field(default_factory=lambda: CHEAP_ELEMENTWISE)
 
     def is_fusible(self, instruction: Instruction) -> FusionDecision:
@@ -178,6 +185,12 @@ class FusionPolicy:
         if users_outside_group is None:
             users_outside_group = readers - 1
         if self.is_cheap(producer):
+            if (users_outside_group > 0 and producer.size <= self.max_tiny_elements
+                    and producer.op.has(ELEMENTWISE) and producer.opcode != "constant"):
+                return FusionDecision.no(
+                    f"producer {producer.opcode} has {readers} users and only {producer.size} elements: "
+                    "materialized once rather than copied into each user's kernel"
+                )
             if index_maps > self.max_index_maps and producer.opcode != "constant":
                 return FusionDecision.no(
                     f"producer {producer.opcode} would be computed at {index_maps} index maps per element "

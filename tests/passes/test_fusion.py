@@ -162,7 +162,7 @@ def test_policy_tables(build, fusible, cheap):
 
 def test_policy_reasons_read_as_sentences():
     policy = FusionPolicy()
-    x = parameter(0, (3, 3))
+    x = parameter(0, (33, 33))  # above max_tiny_elements: cheap producers may be duplicated
     dot = make("dot", [x, x], lhs_batch=(), rhs_batch=(), lhs_contracting=(1,), rhs_contracting=(0,))
     exp = make("exp", [x])
     reduce = make("reduce", [exp], dimensions=(1,), kind="sum")
@@ -179,6 +179,11 @@ def test_policy_reasons_read_as_sentences():
     )
     assert policy.should_fuse(exp, negate, [negate])
     assert policy.should_fuse(make("add", [x, x]), negate, three_users)  # cheap: duplicated
+    tiny = parameter(1, (2, 2))
+    tiny_users = [make("negate", [make("add", [tiny, tiny])]), make("exp", [make("add", [tiny, tiny])])]
+    assert policy.should_fuse(make("add", [tiny, tiny]), tiny_users[0], tiny_users).reason == (
+        "producer add has 2 users and only 4 elements: materialized once rather than copied into each user's kernel"
+    )
 
 
 # ----------------------------------------------------------------------- the main cases
@@ -412,7 +417,8 @@ def test_duplicates_of_one_producer_are_bounded():
     sorts = [custom_call_outputs("sort", [make(op, [shared])], axis=0, descending=False)[0]
              for op in ("abs", "floor", "sign")]
     module = module_of(sorts, [x])
-    instructions = fuse(module, [random_array((4,))], FusionPolicy(max_duplicates=1))
+    # max_tiny_elements=0: duplicate this 4-element producer as a large one would be.
+    instructions = fuse(module, [random_array((4,))], FusionPolicy(max_duplicates=1, max_tiny_elements=0))
     # sign's kernel takes a copy of negate; floor and abs may not, so negate gets a kernel of
     # its own; multi-output fusion then gives all of them one kernel computing negate once.
     (called,) = {node.attr("computation") for node in instructions if node.opcode == "fusion"}

@@ -1,0 +1,125 @@
+"""Native dispatch: one call runs a sequence of compiled kernels, instead of one Python step each.
+
+A CPU executable's consecutive single-threaded kernels form a *run*. Its program is a flat
+int64 array, built once at compile time:
+
+    [step count, most buffers of one step,
+     (kernel address, extent, sizes address, buffer count, slot, slot, ...) per step]
+
+and `dispatch(program, objects)` walks it in native code: for each step it reads the data
+pointer of every buffer from the NumPy array objects in `objects` (indexed by slot), then calls
+the kernel over its whole extent with its vector of placeholder sizes. Python hands over the
+arrays' object addresses (`id()`, no ctypes conversion per buffer), so one run of many kernels
+costs one ctypes call.
+
+Reading an array's data pointer from its object relies on NumPy's object layout (the `data`
+field right after the object header, unchanged since NumPy 1.0). `data_pointer_offset()` checks
+it on this interpreter at first use; where it does not hold, `dispatcher()` is None and the
+backend calls kernels one by one.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import numpy as np
+
+from .target import jit_engine
+
+_DISPATCH_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+HEADER = 2  # step count, most buffers of one step
+STEP_HEADER = 4  # kernel address, extent, sizes address, buffer count
+
+
+@functools.cache
+def data_pointer_offset() -> int | None:
+    """Where an ndarray object keeps its data pointer (bytes from the object), or None when the
+    layout is not the expected one (checked on arrays of several kinds)."""
+    offset = ctypes.sizeof(ctypes.c_ssize_t) + ctypes.sizeof(ctypes.c_void_p)  # the object header
+    samples = [np.empty(3, np.float32), np.zeros((2, 3), np.int64)[1:], np.asarray(1.5), np.empty(0, np.uint8)]
+    for sample in samples:
+        if ctypes.c_void_p.from_address(id(sample) + offset).value != sample.ctypes.data:
+            return None
+    return offset
+
+
+def _source(offset: int) -> str:
+    return f"""
+define void @lazyarr_dispatch(ptr %program, ptr %objects) {{
+entry:
+  %count = load i64, ptr %program
+  %most_address = getelementptr i64, ptr %program, i64 1
+  %most = load i64, ptr %most_address
+  %pointers = alloca ptr, i64 %most, align 16
+  br label %step
+step:
+  %index = phi i64 [0, %entry], [%next_index, %call]
+  %cursor = phi i64 [{HEADER}, %entry], [%next_cursor, %call]
+  %more = icmp ult i64 %index, %count
+  br i1 %more, label %read, label %done
+read:
+  %kernel_address = getelementptr i64, ptr %program, i64 %cursor
+  %kernel_integer = load i64, ptr %kernel_address
+  %kernel = inttoptr i64 %kernel_integer to ptr
+  %extent_position = add i64 %cursor, 1
+  %extent_address = getelementptr i64, ptr %program, i64 %extent_position
+  %extent = load i64, ptr %extent_address
+  %sizes_position = add i64 %cursor, 2
+  %sizes_address = getelementptr i64, ptr %program, i64 %sizes_position
+  %sizes_integer = load i64, ptr %sizes_address
+  %sizes = inttoptr i64 %sizes_integer to ptr
+  %count_position = add i64 %cursor, 3
+  %count_address = getelementptr i64, ptr %program, i64 %count_position
+  %buffers = load i64, ptr %count_address
+  %first = add i64 %cursor, {STEP_HEADER}
+  br label %gather
+gather:
+  %buffer = phi i64 [0, %read], [%next_buffer, %pointer]
+  %more_buffers = icmp ult i64 %buffer, %buffers
+  br i1 %more_buffers, label %pointer, label %call
+pointer:
+  %slot_position = add i64 %first, %buffer
+  %slot_address = getelementptr i64, ptr %program, i64 %slot_position
+  %slot = load i64, ptr %slot_address
+  %object_address = getelementptr ptr, ptr %objects, i64 %slot
+  %object = load ptr, ptr %object_address
+  %data_address = getelementptr i8, ptr %object, i64 {offset}
+  %data = load ptr, ptr %data_address
+  %destination = getelementptr ptr, ptr %pointers, i64 %buffer
+  store ptr %data, ptr %destination
+  %next_buffer = add i64 %buffer, 1
+  br label %gather
+call:
+  call void %kernel(ptr %pointers, ptr %sizes, i64 0, i64 %extent)
+  %next_index = add i64 %index, 1
+  %next_cursor = add i64 %first, %buffers
+  br label %step
+done:
+  ret void
+}}
+"""
+
+
+@functools.cache
+def dispatcher():
+    """The native `dispatch(program, objects)` function, or None where NumPy's object
+    layout is not the expected one (then kernels are called one by one)."""
+    offset = data_pointer_offset()
+    if offset is None:
+        return None
+    engine = jit_engine()
+    engine.add_module(_source(offset))
+    return _DISPATCH_SIGNATURE(engine.function_address("lazyarr_dispatch"))
+
+
+def program(steps: list[tuple[int, int, int, list[int]]]) -> tuple[ctypes.Array, list[int]]:
+    """The program array of (kernel address, extent, sizes address, slots) steps, and where
+    each step's words start in it (extent at +1, sizes at +2: programs of kernels with
+    placeholder sizes get them written at each run, in a copy)."""
+    words = [len(steps), max((len(slots) for _, _, _, slots in steps), default=0)]
+    starts = []
+    for address, extent, sizes, slots in steps:
+        starts.append(len(words))
+        words += [address, extent, sizes, len(slots), *slots]
+    return (ctypes.c_int64 * len(words))(*words), starts

@@ -1,0 +1,194 @@
+"""Loops without evaluation points, native dispatch and the evaluation plan cache.
+
+* A loop that records its step N times is evaluated in pieces when its graph gets
+  --max_pending_depth deep (frontend/array.py): results equal NumPy's, the pieces repeat, so a
+  longer loop compiles nothing more; never inside la.jit or grad.
+* Kernels run through one native dispatch call per run of kernels (backends/llvm/dispatch.py):
+  the same results as the step-by-step path that profiling takes, and as the interpreter, on
+  random graphs including outputs that are also inputs.
+* A repeated evaluation finds its executable by the graph's linearized signature
+  (compile.evaluate_graph) without compiling; new values of lifted scalars and new sizes too.
+* A fused kernel is one compiled kernel whatever placeholder numbers its modules give its
+  sizes (backends/kernel_sizes.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lazyarr as la
+from lazyarr import _flags
+from lazyarr.backends.llvm import dispatch
+
+pytestmark = pytest.mark.usefixtures("fresh_cpu_cache")
+
+
+@pytest.fixture
+def pending_depth():
+    """Set --max_pending_depth for one test; restored after."""
+    previous = _flags.FLAGS.max_pending_depth
+
+    def set_depth(depth):
+        _flags.with_overrides(max_pending_depth=depth)
+
+    yield set_depth
+    _flags.with_overrides(max_pending_depth=previous)
+
+
+def logistic(xp, features, targets, steps):
+    weights = xp.zeros(features.shape[1], dtype=features.dtype)
+    bias = xp.zeros((), dtype=features.dtype)
+    for _ in range(steps):
+        probabilities = 1 / (1 + xp.exp(-(features @ weights + bias)))
+        error = probabilities - targets
+        weights = weights - 0.1 * (features.T @ error) / features.shape[0]
+        bias = bias - 0.1 * error.mean()
+    return weights, bias
+
+
+def test_a_long_recorded_loop_is_evaluated_in_repeating_pieces(pending_depth):
+    pending_depth(40)
+    rng = np.random.default_rng(0)
+    features = rng.standard_normal((300, 5)).astype(np.float32)
+    targets = (rng.random(300) > 0.5).astype(np.float32)
+    misses = []
+    for steps in (30, 60, 90):
+        weights, bias = logistic(la, la.asarray(features), la.asarray(targets), steps)
+        assert weights._node.depth < 40  # evaluated on the way: never one graph of all steps
+        expected = logistic(np, features, targets, steps)
+        la.eval(weights, bias)
+        # float32 gradient steps: sums of 300 terms reassociated, a few ULPs per step.
+        np.testing.assert_allclose(np.asarray(weights), expected[0], rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(bias), expected[1], rtol=1e-4, atol=1e-5)
+        misses.append(la.cache_info().misses)
+    # The pieces repeat: 30 more steps, then 30 more, compile at most the last piece again.
+    assert misses[2] - misses[1] <= 1, misses
+
+
+def test_a_stencil_loop_of_slice_writes_is_bounded_and_right(pending_depth):
+    pending_depth(32)
+    grid = np.random.default_rng(1).random((24, 24)).astype(np.float32)
+    u, expected = la.asarray(grid), grid.copy()
+    for _ in range(40):
+        u[1:-1, 1:-1] = u[1:-1, 1:-1] + 0.1 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]
+                                               - 4 * u[1:-1, 1:-1])
+        expected[1:-1, 1:-1] = expected[1:-1, 1:-1] + np.float32(0.1) * (
+            expected[:-2, 1:-1] + expected[2:, 1:-1] + expected[1:-1, :-2] + expected[1:-1, 2:]
+            - 4 * expected[1:-1, 1:-1])
+        assert u._node.depth < 32 + 16
+    # 40 contracting float32 steps, each summing 5 terms in another order: 1e-5 absolute.
+    np.testing.assert_allclose(np.asarray(u), expected, rtol=0, atol=1e-5)
+
+
+def test_no_evaluation_inside_jit_traces(pending_depth):
+    pending_depth(8)
+
+    @la.jit
+    def many_steps(x):
+        for _ in range(30):
+            x = la.sin(x) + 1
+        return x
+
+    values = np.linspace(-1, 1, 7, dtype=np.float32)
+    expected = values
+    for _ in range(30):
+        expected = np.sin(expected) + np.float32(1)
+    # float32 sin within a few ULPs per step, 30 steps, contracting near its fixed point.
+    np.testing.assert_allclose(np.asarray(many_steps(la.asarray(values))), expected, rtol=1e-5)
+    gradient = la.grad(lambda x: many_steps(x).sum())(la.asarray(values))
+    assert np.all(np.isfinite(np.asarray(gradient)))
+
+
+def test_depth_zero_turns_the_bound_off(pending_depth):
+    pending_depth(0)
+    x = la.asarray(np.ones(3, np.float32))
+    for _ in range(300):
+        x = x * 1.001
+    assert x._node.depth >= 300 and not x.is_evaluated
+    np.testing.assert_allclose(np.asarray(x), np.full(3, np.float32(1.001)) ** 300, rtol=1e-4)
+
+
+def test_repeated_evaluations_hit_the_plan_cache_with_new_scalars_and_sizes():
+    rng = np.random.default_rng(2)
+    results = []
+    for size, scale in ((50, 0.25), (50, 0.75), (61, 1.5), (200, -2.5)):
+        values = rng.standard_normal(size).astype(np.float32)
+        x = la.asarray(values)
+        results.append((np.asarray(la.exp(x * scale) - x), np.exp(values * np.float32(scale)) - values))
+    assert la.cache_info().misses == 1 and la.cache_info().hits == 3
+    for got, expected in results:
+        np.testing.assert_allclose(got, expected, rtol=2e-6)  # float32 exp: within 2 ULPs
+
+
+def test_a_kernel_is_compiled_once_whatever_its_modules_number_its_sizes():
+    a = la.asarray(np.ones(7, np.float32))
+    b = la.asarray(np.ones((3, 5), np.float32))
+    first = la.eval(la.exp(a) * 2.5, la.exp(b).sum())  # sizes met in the order 7, 3, 5
+    compiled = la.cache_info().kernels_compiled
+    second = la.eval(la.exp(b).sum(), la.exp(a) * 2.5)  # sizes met in the order 3, 5, 7
+    assert la.cache_info().misses == 2 and la.cache_info().kernels_compiled == compiled
+    for got in (first[0], second[1]):
+        np.testing.assert_allclose(np.asarray(got), np.full(7, np.e * 2.5, np.float32), rtol=2e-6)
+    for got in (first[1], second[0]):
+        np.testing.assert_allclose(np.asarray(got), np.float32(np.e * 15), rtol=2e-6)
+
+
+def test_dispatch_reads_data_pointers_as_numpy_lays_them_out():
+    assert dispatch.data_pointer_offset() is not None  # CPython and NumPy as supported
+    assert dispatch.dispatcher() is not None
+
+
+# Random chains over three inputs, outputs that are inputs or repeat each other included.
+_UNARY = {"negate": (np.negative, la.negative), "exp": (np.exp, la.exp), "abs": (np.abs, la.abs)}
+_BINARY = {"add": (np.add, la.add), "multiply": (np.multiply, la.multiply), "maximum": (np.maximum, la.maximum)}
+
+
+@st.composite
+def programs(draw):
+    steps = []
+    for _ in range(draw(st.integers(1, 8))):
+        if draw(st.booleans()):
+            steps.append(("unary", draw(st.sampled_from(sorted(_UNARY))), draw(st.integers(0, 100))))
+        else:
+            steps.append(("binary", draw(st.sampled_from(sorted(_BINARY))), draw(st.integers(0, 100)),
+                          draw(st.integers(0, 100))))
+    outputs = draw(st.lists(st.integers(0, 100), min_size=1, max_size=4))
+    return steps, outputs
+
+
+def _run_program(program, inputs, namespace):
+    steps, outputs = program
+    values = list(inputs)
+    for step in steps:
+        table = _UNARY if step[0] == "unary" else _BINARY
+        function = table[step[1]][0 if namespace is np else 1]
+        operands = [values[index % len(values)] for index in step[2:]]
+        values.append(function(*operands))
+    return [values[index % len(values)] for index in outputs]
+
+
+@settings(max_examples=40, deadline=None)
+@given(programs(), st.sampled_from([(), (4,), (3, 17), (70, 1000)]))
+def test_dispatched_runs_match_the_step_by_step_path_and_the_interpreter(program, shape):
+    rng = np.random.default_rng(len(shape))
+    inputs = [rng.uniform(-2, 2, shape).astype(np.float32) for _ in range(3)]
+    def evaluated():
+        outputs = _run_program(program, [la.asarray(x) for x in inputs], la)
+        la.eval(*outputs)
+        return [np.asarray(output) for output in outputs]
+
+    dispatched = evaluated()
+    with la.profile():  # profiling runs kernels one by one, each in a span
+        stepped = evaluated()
+    la.set_backend("interpreter")
+    try:
+        oracle = evaluated()
+    finally:
+        la.set_backend("cpu")
+    for got, step_by_step, expected in zip(dispatched, stepped, oracle):
+        np.testing.assert_array_equal(got, step_by_step)  # the same kernels: bit for bit
+        # Interpreter (NumPy) vs compiled float32 exp: within 2 ULPs, chains of <= 8 ops.
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-30)
