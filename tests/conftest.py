@@ -60,3 +60,13 @@ def fresh_cpu_cache(cpu_backend):
     """The CPU backend with empty executable and kernel caches, for tests that count compiles."""
     lazyarr.clear_cache()
     yield
+
+
+@pytest.fixture
+def pending_depth():
+    """Set --max_pending_depth for one test (`pending_depth(0)`: one graph, never cut); restored after."""
+    from lazyarr import _flags
+
+    previous = _flags.FLAGS.max_pending_depth
+    yield lambda depth: _flags.with_overrides(max_pending_depth=depth)
+    _flags.with_overrides(max_pending_depth=previous)

@@ -20,22 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lazyarr as la
-from lazyarr import _flags
 from lazyarr.backends.llvm import dispatch
 
 pytestmark = pytest.mark.usefixtures("fresh_cpu_cache")
-
-
-@pytest.fixture
-def pending_depth():
-    """Set --max_pending_depth for one test; restored after."""
-    previous = _flags.FLAGS.max_pending_depth
-
-    def set_depth(depth):
-        _flags.with_overrides(max_pending_depth=depth)
-
-    yield set_depth
-    _flags.with_overrides(max_pending_depth=previous)
 
 
 def logistic(xp, features, targets, steps):

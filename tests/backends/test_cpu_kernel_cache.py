@@ -11,23 +11,13 @@ import numpy as np
 import pytest
 
 import lazyarr as la
-from lazyarr import _flags
 from lazyarr.passes.fusion_policy import FusionPolicy
 
 pytestmark = pytest.mark.usefixtures("fresh_cpu_cache")
 
 
-def test_a_long_unrolled_chain_compiles_each_distinct_kernel_once():
-    # One module of the whole chain (the loop bound --max_pending_depth off, as before it).
-    previous = _flags.FLAGS.max_pending_depth
-    _flags.with_overrides(max_pending_depth=0)
-    try:
-        _long_chain_in_one_module()
-    finally:
-        _flags.with_overrides(max_pending_depth=previous)
-
-
-def _long_chain_in_one_module():
+def test_a_long_unrolled_chain_compiles_each_distinct_kernel_once(pending_depth):
+    pending_depth(0)  # one module of the whole chain (the loop bound off)
     values = np.linspace(-1, 1, 7)
     lazy, expected = la.asarray(values), values
     steps = 5 * FusionPolicy().max_instructions  # ~10 kernels of the policy's size

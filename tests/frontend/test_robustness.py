@@ -13,24 +13,8 @@ from lazyarr.hlo.instruction import interned_count
 CHAIN = 100_000
 
 
-def test_hundred_thousand_op_chain_builds_evaluates_and_frees():
-    previous = _flags.FLAGS.max_pending_depth
-    _flags.with_overrides(max_pending_depth=0)  # one graph of the whole chain, not evaluated in pieces
-    try:
-        _chain()
-    finally:
-        _flags.with_overrides(max_pending_depth=previous)
-
-
-def test_a_recorded_chain_is_evaluated_in_pieces_of_bounded_depth():
-    x = la.asarray(np.zeros(3, np.float32))
-    for step in range(10_000):
-        x = x + 1 if step % 2 else x * 1
-    assert x._node.depth <= _flags.FLAGS.max_pending_depth
-    np.testing.assert_array_equal(np.asarray(x), np.full(3, 5_000, np.float32))
-
-
-def _chain():
+def test_hundred_thousand_op_chain_builds_evaluates_and_frees(pending_depth):
+    pending_depth(0)  # one graph of the whole chain, not evaluated in pieces
     baseline = interned_count()
     x = la.asarray(np.zeros(3, np.float32))
     for step in range(CHAIN):
@@ -45,3 +29,11 @@ def _chain():
     gc.collect()
     assert interned_count() <= baseline + 5
     assert sys.getrecursionlimit() <= 10_000  # nobody raised the limit to get here
+
+
+def test_a_recorded_chain_is_evaluated_in_pieces_of_bounded_depth():
+    x = la.asarray(np.zeros(3, np.float32))
+    for step in range(10_000):
+        x = x + 1 if step % 2 else x * 1
+    assert x._node.depth <= _flags.FLAGS.max_pending_depth
+    np.testing.assert_array_equal(np.asarray(x), np.full(3, 5_000, np.float32))
