@@ -485,6 +485,8 @@ def parse_arguments(argv):
 
 def main(argv=None) -> int:
     arguments = parse_arguments(argv)
+    # Cold means compiled here: the persistent compile cache would load earlier runs' kernels.
+    os.environ["LAZYARR_FLAGS"] = (os.environ.get("LAZYARR_FLAGS", "") + " --persistent_cache=false").strip()
     import lazyarr as la
 
     # Loads the backend (LLVM's initialization), so the first program's cold run is charged for its

@@ -250,6 +250,8 @@ def write_results(path: Path, document: dict) -> None:
 
 def main(argv=None) -> int:
     arguments = parse_arguments(argv)
+    # Cold means compiled here: the persistent compile cache would load earlier runs' kernels.
+    os.environ["LAZYARR_FLAGS"] = (os.environ.get("LAZYARR_FLAGS", "") + " --persistent_cache=false").strip()
     import lazyarr as la
 
     backend = arguments.backend or la.get_backend_name()

@@ -24,6 +24,7 @@ class Flags:
     explain_cache_misses: bool = False   # log why a compile-cache lookup missed
     specialize_sizes: bool = False       # compile per shape instead of reading sizes at run time
     max_pending_depth: int = 128         # evaluate pending work when a chain of recorded ops gets this long; 0: never
+    persistent_cache: bool = True        # keep compiled kernels on disk (LAZYARR_CACHE_DIR) for later processes
 
 
 _BOOLEAN_TRUE = {"", "1", "true", "yes", "on"}

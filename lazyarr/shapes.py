@@ -83,18 +83,55 @@ def normalize_axes(axis, ndim: int, *, where: str = "axis") -> tuple[int, ...]:
 
 
 # -- symbolic sizes -----------------------------------------------------------------------
-# A compiled module may stand for every module that differs only in its sizes: each size
-# above 1 is replaced by a placeholder, SYMBOLIC_SIZE_BASE + k for the k-th distinct size,
-# and generated code reads the real sizes from a runtime vector (lazyarr/symbolic_sizes.py).
+# A compiled module may stand for every module that differs only in its array sizes: each size
+# above 1 is replaced by a placeholder, `placeholder(k, size)` for the k-th distinct size, and
+# generated code reads the real sizes from a runtime vector (lazyarr/symbolic_sizes.py).
 # Sizes 0 and 1 stay concrete: they change what code is generated (broadcasting, emptiness).
 # Placeholders are far above any size the frontend can allocate, so they never collide.
+# A placeholder also says whether its size is at most SMALL_SIZE: fusion treats tiny values
+# differently from large ones (fusion_policy.max_tiny_elements), so small and large sizes
+# compile apart; inside each class one executable serves every size.
 SYMBOLIC_SIZE_BASE = 1 << 40
+SMALL_SIZE = 1024
 
 
 def is_symbolic_size(size: int) -> bool:
     return size >= SYMBOLIC_SIZE_BASE
 
 
+def placeholder(index: int, size: int) -> int:
+    """The placeholder for the `index`-th distinct size of a module, whose real value is `size`."""
+    return SYMBOLIC_SIZE_BASE + 2 * index + (size <= SMALL_SIZE)
+
+
+def placeholder_index(size: int) -> int:
+    """k for the k-th placeholder: where its real value sits in the size vector."""
+    return (size - SYMBOLIC_SIZE_BASE) >> 1
+
+
+def renumbered_placeholder(size: int, index: int) -> int:
+    """Placeholder `size` as the `index`-th placeholder (keeps whether it is small)."""
+    return SYMBOLIC_SIZE_BASE + 2 * index + (size & 1)
+
+
+def size_bound(size: int) -> int | None:
+    """The most a size can be: itself, SMALL_SIZE for a small placeholder, None if unbounded."""
+    if size < SYMBOLIC_SIZE_BASE:
+        return size
+    return SMALL_SIZE if size & 1 else None
+
+
+def elements_bound(shape: Shape) -> int | None:
+    """The most elements an array of `shape` can have, or None when a size is unbounded."""
+    total = 1
+    for size in shape:
+        bound = size_bound(size)
+        if bound is None:
+            return None
+        total *= bound
+    return total
+
+
 def resolve_shape(shape: Shape, sizes: Sequence[int]) -> Shape:
     """A shape with placeholders replaced by the real sizes (`sizes[k]` for placeholder k)."""
-    return tuple(sizes[size - SYMBOLIC_SIZE_BASE] if size >= SYMBOLIC_SIZE_BASE else size for size in shape)
+    return tuple(sizes[(size - SYMBOLIC_SIZE_BASE) >> 1] if size >= SYMBOLIC_SIZE_BASE else size for size in shape)

@@ -1,7 +1,7 @@
 """Symbolic sizes: one executable for every module that differs only in its array sizes.
 
-`symbolize(module)` replaces each size above 1 by a placeholder (`shapes.SYMBOLIC_SIZE_BASE
-+ k` for the k-th distinct size met in post order; equal sizes share one) and returns that
+`symbolize(module)` replaces each size above 1 by a placeholder (`shapes.placeholder(k, size)`
+for the k-th distinct size met in post order; equal sizes share one) and returns that
 module with the real sizes in placeholder order. The compile cache keys on the symbolic
 module, so `f(x)` with x of 1000 and then 1001 elements reuses one executable; the backend
 reads the real sizes from a runtime vector. Equal sizes must stay equal (elementwise ops need
@@ -56,7 +56,7 @@ def symbolize(module: Module) -> tuple[Module, tuple[int, ...]] | None:
             if size > 1:
                 placeholder = placeholders.get(size)
                 if placeholder is None:
-                    placeholder = placeholders[size] = shapes.SYMBOLIC_SIZE_BASE + len(sizes)
+                    placeholder = placeholders[size] = shapes.placeholder(len(sizes), size)
                     sizes.append(size)
                 size = placeholder
             result.append(size)

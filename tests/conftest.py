@@ -7,11 +7,20 @@ reproducible and its example counts keep the whole suite within a few minutes on
 """
 
 import os
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-import lazyarr
+# The persistent compile cache never touches the user's cache directory from the suite: this
+# process and every subprocess it starts use a fresh directory. In this process it is off
+# (tests count compiles); tests/test_persistent_cache.py turns it on where it is the subject.
+os.environ["LAZYARR_CACHE_DIR"] = tempfile.mkdtemp(prefix="lazyarr-test-cache-")
+
+import lazyarr  # noqa: E402  (after the cache directory is chosen)
+from lazyarr import _flags  # noqa: E402
+
+_flags.with_overrides(persistent_cache=False)
 
 settings.register_profile(
     "ci",

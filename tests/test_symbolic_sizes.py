@@ -42,8 +42,12 @@ def test_equal_sizes_share_a_placeholder_and_zero_and_one_stay():
     symbolic, sizes = symbolize(module)
     assert sizes == (5, 7)
     p0, p1, p2 = symbolic.entry.parameters
-    assert p0.shape == (BASE, 1) and p1.shape == (BASE, BASE + 1) and p2.shape == (0, BASE)
-    assert symbolic.entry.outputs[0].shape == (BASE, BASE + 1)
+    five, seven = shapes.placeholder(0, 5), shapes.placeholder(1, 7)
+    assert p0.shape == (five, 1) and p1.shape == (five, seven) and p2.shape == (0, five)
+    assert symbolic.entry.outputs[0].shape == (five, seven)
+    assert [shapes.placeholder_index(size) for size in (five, seven)] == [0, 1]
+    # Both are small (<= shapes.SMALL_SIZE): fusion may treat them as tiny values.
+    assert shapes.size_bound(five) == shapes.SMALL_SIZE and shapes.size_bound(shapes.placeholder(2, 5000)) is None
 
 
 @pytest.mark.parametrize("body", [

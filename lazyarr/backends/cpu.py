@@ -13,27 +13,33 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import hashlib
 import math
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import numpy as np
 
 from .. import _profiler
-from ..hlo import Instruction, Module
+from ..hlo import Computation, Instruction, Module
+from ..hlo.text import print_computation
 from ..passes.default import default_pipeline
 from ..passes.fusion import FusionDecision, FusionPolicy
+from ..persistent_cache import disk_cache
 from ..shapes import is_symbolic_size, resolve_shape
 from .kernel_sizes import canonical_sizes
 from .llvm import dispatch
 from .llvm.elemental import COMPILED_DTYPES, EMITTABLE
 from .llvm.kernel import KernelBuilder, outer_extent
 from .llvm.math_table import cpu_math
-from .llvm.target import host_target_machine, jit_engine
+from .llvm.target import JitEngine, compile_object, cpu_features_key, host_target_machine
 from .slots import HostStep, Slots
 
 _KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
@@ -82,7 +88,28 @@ class CpuFusionPolicy(FusionPolicy):
             return FusionDecision.no(
                 f"a {instruction.opcode}, which has no code generator yet (runs on the host)"
             )
+        if is_buffer_view(instruction):
+            return FusionDecision.no(
+                "a contiguous slice of a buffer (a view of it: no copy, and kernels reading it "
+                "do not depend on where it starts)"
+            )
         return super().is_fusible(instruction)
+
+
+def is_buffer_view(instruction: Instruction) -> bool:
+    """A slice of a parameter that is one contiguous stretch of its buffer (`x[a:b]`, rows
+    `x[a:b, :]`, `x[i, a:b]`): NumPy's slicing makes it a view. As a host step it costs a
+    view, not a kernel; its readers get a buffer of their own, so the same kernel serves
+    every offset (a loop over batches `x[i*n:(i+1)*n]` compiles once)."""
+    if instruction.opcode != "slice" or instruction.operands[0].opcode != "parameter":
+        return False
+    operand = instruction.operands[0]
+    if any(step != 1 for step in instruction.attr("stride")) or instruction.shape == operand.shape:
+        return False
+    ranges = list(zip(instruction.attr("start"), instruction.attr("limit"), operand.shape))
+    # Row-major: ranges of one index, then one axis with any range, then whole axes.
+    first = next((axis for axis, (begin, end, _) in enumerate(ranges) if end - begin != 1), len(ranges))
+    return all((begin, end) == (0, size) for begin, end, size in ranges[first + 1:])
 
 
 @dataclass
@@ -189,7 +216,7 @@ class CpuExecutable:
     output_slots: list[int]
     constants: dict[int, np.ndarray]
     slot_count: int
-    llvm_ir: str = ""
+    kernel_ir: list[str] = field(default_factory=list)  # the LLVM module of each kernel compiled for it
     compile_seconds: float = 0.0
     keepalive: list = field(default_factory=list)
 
@@ -222,6 +249,17 @@ class CpuExecutable:
             else:
                 _run_kernel(step, slots, sizes)
         return [slots[slot] for slot in self.output_slots]
+
+    @functools.cached_property
+    def llvm_ir(self) -> str:
+        """The kernels compiled for this executable as one LLVM module (for dumps and explain;
+        each was compiled as a module of its own). Empty when all came from a cache."""
+        if len(self.kernel_ir) <= 1:
+            return "".join(self.kernel_ir)
+        linked = llvm.parse_assembly(self.kernel_ir[0])
+        for text in self.kernel_ir[1:]:
+            linked.link_in(llvm.parse_assembly(text))
+        return str(linked)
 
     @functools.cached_property
     def dispatched(self) -> list:
@@ -318,12 +356,22 @@ def _forget_pool_in_child() -> None:
 os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 
-# Compiled kernels by structural fingerprint -> function name in the process-wide engine. A
-# kernel met again, in this module or another (a loop's every iteration, the same step in a
-# new graph), links without LLVM. Bounded only by the engine, which keeps all code anyway.
-_KERNELS: dict[tuple, str] = {}
-_FUNCTIONS: dict[str, object] = {}  # function name -> its ctypes function
-KERNEL_COUNTS = {"compiled": 0, "reused": 0}  # since the last clear (la.cache_info())
+@dataclass
+class CompiledKernel:
+    """A kernel's native function, and the engine whose memory holds its code (kept alive by
+    every executable that calls it)."""
+
+    name: str
+    function: object
+    engine: JitEngine
+
+
+# Compiled kernels by structural fingerprint. A kernel met again, in this module or another (a
+# loop's every iteration, the same step in a new graph), links without LLVM. Least recently used
+# first out beyond the limit; its code is freed once no executable calls it either.
+_KERNELS: OrderedDict[tuple, CompiledKernel] = OrderedDict()
+_KERNEL_LIMIT = 4096
+KERNEL_COUNTS = {"compiled": 0, "reused": 0, "loaded": 0}  # since the last clear (la.cache_info())
 
 
 def kernel_fingerprint(computation) -> tuple:
@@ -333,11 +381,63 @@ def kernel_fingerprint(computation) -> tuple:
     return (computation.parameters, computation.outputs)
 
 
-def _kernel_function(name: str):
-    function = _FUNCTIONS.get(name)
-    if function is None:
-        function = _FUNCTIONS[name] = _KERNEL_SIGNATURE(jit_engine().function_address(name))
-    return function
+@functools.cache
+def _code_version() -> str:
+    """What compiled code depends on besides the kernel: the host CPU and its features, LLVM's
+    and llvmlite's versions, and this backend's code generator (its source, so that any change
+    to it gives new persistent-cache keys)."""
+    import llvmlite
+
+    digest = hashlib.sha256(f"{cpu_features_key()}|{llvmlite.__version__}|{llvm.llvm_version_info}".encode())
+    for path in sorted(Path(__file__).parent.joinpath("llvm").glob("*.py")) + [
+            Path(__file__), Path(__file__).parent / "kernel_sizes.py"]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def persistent_key(computation) -> str:
+    """The kernel's key in the persistent cache: its HLO text without the computation's name
+    (canonical: parameters and placeholder sizes are numbered by the kernel itself), under
+    the code version."""
+    text = print_computation(computation).split("\n", 1)[1]
+    return hashlib.sha256(f"{_code_version()}\n{text}".encode()).hexdigest()
+
+
+def _compile_kernels(new: dict[tuple, Computation]) -> tuple[dict[tuple, CompiledKernel], list[str]]:
+    """Compile (or load from the persistent cache) each new kernel into one engine of their own.
+
+    Each kernel is an LLVM module of its own, so its object code can be stored and loaded by
+    itself. Returns the kernels by fingerprint and the LLVM IR of those compiled here."""
+    disk = disk_cache()
+    objects, names, texts = [], {}, []
+    for fingerprint, computation in new.items():
+        key = persistent_key(computation)
+        name = names[fingerprint] = f"kernel_{key[:32]}"
+        code = disk.get(key) if disk is not None else None
+        if code is None:
+            llvm_module = ir.Module(name=name)
+            llvm_module.triple = host_target_machine().triple
+            with _profiler.span("build IR", "codegen", name):
+                KernelBuilder(llvm_module, cpu_math).add(name, computation)
+            text = str(llvm_module)
+            texts.append(text)
+            code = compile_object(text)
+            KERNEL_COUNTS["compiled"] += 1
+            if disk is not None:
+                disk.put(key, code)
+        else:
+            KERNEL_COUNTS["loaded"] += 1
+        objects.append((code, [name]))
+    engine = JitEngine()
+    engine.add_objects(objects)
+    return {fingerprint: CompiledKernel(name, _KERNEL_SIGNATURE(engine.function_address(name)), engine)
+            for fingerprint, name in names.items()}, texts
+
+
+def _remember(kernels: dict[tuple, CompiledKernel]) -> None:
+    _KERNELS.update(kernels)
+    while len(_KERNELS) > _KERNEL_LIMIT:
+        _KERNELS.popitem(last=False)
 
 
 class CpuBackend:
@@ -352,24 +452,22 @@ class CpuBackend:
     def clear_kernel_cache() -> None:
         """Forget compiled kernels (`la.clear_cache()`): the next modules compile theirs again."""
         _KERNELS.clear()
-        KERNEL_COUNTS.update(compiled=0, reused=0)
+        KERNEL_COUNTS.update(compiled=0, reused=0, loaded=0)
 
     @staticmethod
     def kernel_counts() -> dict[str, int]:
-        """Kernels compiled, and kernels a module took from the kernel cache instead."""
+        """Kernels compiled, kernels a module took from the kernel cache instead, and kernels
+        loaded from the persistent cache."""
         return dict(KERNEL_COUNTS)
 
     def compile(self, module: Module, pipeline_dump=None) -> CpuExecutable:
         start = time.perf_counter()
         with _profiler.span("pipeline", "compile"):
             default_pipeline(self.fusion_policy, dump=pipeline_dump).run(module)
-        llvm_module = ir.Module(name=module.name)
-        llvm_module.triple = host_target_machine().triple
-        builder = KernelBuilder(llvm_module, cpu_math)
         slots = Slots(module)
         steps, pending = [], []
         launched: dict[tuple, KernelStep] = {}
-        new_kernels: dict[tuple, str] = {}  # fingerprint -> function name, compiled below
+        new_kernels: dict[tuple, Computation] = {}  # fingerprint -> kernel, compiled below
         for instruction in slots.instructions():
             if instruction.opcode != "fusion":
                 steps.append(slots.host_step(instruction))
@@ -379,18 +477,18 @@ class CpuBackend:
             if key not in launched:
                 kernel_computation, size_map = canonical_sizes(computation)
                 fingerprint = kernel_fingerprint(kernel_computation)
-                name = _KERNELS.get(fingerprint) or new_kernels.get(fingerprint)
-                if name is None:
-                    name = new_kernels[fingerprint] = jit_engine().fresh_name("kernel")
-                    with _profiler.span("build IR", "codegen", name):
-                        builder.add(name, kernel_computation)
-                else:
+                if fingerprint in _KERNELS:
+                    _KERNELS.move_to_end(fingerprint)
                     KERNEL_COUNTS["reused"] += 1
+                elif fingerprint in new_kernels:
+                    KERNEL_COUNTS["reused"] += 1
+                else:
+                    new_kernels[fingerprint] = kernel_computation
                 extent = outer_extent(computation)
                 work = [node.shape for node in computation.outputs + computation.parameters]
                 symbolic = any(is_symbolic_size(size) for shape in work for size in shape)
                 step = KernelStep(
-                    name, [slots.of(o) for o in instruction.operands], [None] * len(computation.outputs),
+                    fingerprint, [slots.of(o) for o in instruction.operands], [None] * len(computation.outputs),
                     [(output.shape, output.dtype) for output in computation.outputs], extent,
                     parallel=not symbolic and _parallel(extent, work), symbolic_work=work if symbolic else None,
                     size_map=size_map,
@@ -401,14 +499,13 @@ class CpuBackend:
             launched[key].outputs[instruction.attr("output_index")] = slots.of(instruction)
         for step in pending:
             step.outputs = [slot if slot is not None else slots.fresh() for slot in step.outputs]
-        text = str(llvm_module)
-        engine = jit_engine()  # one per process: compiled code lives as long as it does
-        if new_kernels:
-            engine.add_module(text)
-            _KERNELS.update(new_kernels)
-            KERNEL_COUNTS["compiled"] += len(new_kernels)
+        compiled, texts = _compile_kernels(new_kernels) if new_kernels else ({}, [])
+        engines = {}
         for step in pending:
-            step.function = _kernel_function(step.function)
+            kernel = compiled.get(step.function) or _KERNELS[step.function]
+            step.function = kernel.function
+            engines[id(kernel.engine)] = kernel.engine
+        _remember(compiled)
         return CpuExecutable(
             module=module,
             steps=steps,
@@ -416,8 +513,9 @@ class CpuBackend:
             output_slots=slots.outputs,
             constants=slots.constants,
             slot_count=slots.count,
-            llvm_ir=text,
+            kernel_ir=texts,
             compile_seconds=time.perf_counter() - start,
+            keepalive=list(engines.values()),  # the code of its kernels
         )
 
 BACKEND = CpuBackend()

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _profiler, dtypes
 from ..hlo import Instruction, Module
 from ..passes.default import default_pipeline
-from ..shapes import SYMBOLIC_SIZE_BASE, is_symbolic_size
+from ..shapes import is_symbolic_size, placeholder_index
 from .cpu import CpuFusionPolicy
 from .llvm.gpu_kernel import GpuKernelBuilder, KernelPlan, plan_kernels
 from .llvm.math_table import gpu_math
@@ -90,7 +90,7 @@ def size_count(module: Module) -> int:
         for node in computation.post_order():
             for size in node.shape:
                 if is_symbolic_size(size):
-                    highest = max(highest, size - SYMBOLIC_SIZE_BASE)
+                    highest = max(highest, placeholder_index(size))
             if node.opcode == "fusion" and id(node.attr("computation")) not in seen:
                 seen.add(id(node.attr("computation")))
                 computations.append(node.attr("computation"))

@@ -22,9 +22,9 @@ def canonical_sizes(computation: Computation) -> tuple[Computation, tuple[int, .
     def canonical(shape):
         result = []
         for size in shape:
-            if size >= shapes.SYMBOLIC_SIZE_BASE:
-                size = shapes.SYMBOLIC_SIZE_BASE + renumbered.setdefault(size - shapes.SYMBOLIC_SIZE_BASE,
-                                                                         len(renumbered))
+            if shapes.is_symbolic_size(size):
+                size = shapes.renumbered_placeholder(
+                    size, renumbered.setdefault(shapes.placeholder_index(size), len(renumbered)))
             result.append(size)
         return tuple(result)
 

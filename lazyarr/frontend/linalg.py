@@ -104,6 +104,12 @@ def matmul(x1, x2, /, out=None, *, dtype=None) -> Array:
             f"shapes {shape_text(first.shape)} and {shape_text(second.shape)}"
         )
     batch = _batch_shape("matmul", first.shape, second.shape, left.shape[:-2], right.shape[:-2])
+    if first.ndim == 1 or second.ndim == 1:
+        # A vector side contracts as it is (matrix-vector, vector-matrix, inner product): no
+        # reshapes to (n, 1) and back, which would be copy kernels around the BLAS call.
+        left, right = convert(first._node, result_dtype), convert(second._node, result_dtype)
+        return wrap(dot_general(left, right, left_contracting=(left.ndim - 1,),
+                                right_contracting=(max(right.ndim - 2, 0),)))
     left, right = convert(left, result_dtype), convert(right, result_dtype)
     product = batched_matmul(left, right, batch)
     shape = batch + (left.shape[-2],) * (first.ndim >= 2) + (right.shape[-1],) * (second.ndim >= 2)

@@ -27,6 +27,7 @@ from .. import dtypes
 from ..hlo.instruction import Instruction, Literal, make
 from ..hlo.module import Computation, Module
 from ..hlo.op import COMMUTATIVE
+from ..shapes import is_symbolic_size
 from .pipeline import rebuild, rewrite_entry
 
 MIRRORED_DIRECTION = {"EQ": "EQ", "NE": "NE", "LT": "GT", "GT": "LT", "LE": "GE", "GE": "LE"}
@@ -97,14 +98,25 @@ def swapped(node: Instruction, operands: tuple[Instruction, ...]) -> Instruction
     return make(node.op, (operands[1], operands[0]), **attrs)
 
 
-def structural_key(node: Instruction, operand_keys: list[bytes]) -> bytes:
+def generic_sizes(value):
+    """`value` (a shape, or any attribute) with every placeholder size written as '?':
+    modules number their placeholders differently, so keys that must agree across modules
+    (a kernel's, fusion._local_swaps) leave the numbers out."""
+    if isinstance(value, tuple) and any(isinstance(size, int) and is_symbolic_size(size) for size in value):
+        return tuple("?" if isinstance(size, int) and is_symbolic_size(size) else size for size in value)
+    return value
+
+
+def structural_key(node: Instruction, operand_keys: list[bytes], *, any_sizes: bool = False) -> bytes:
     """A digest of `node`'s structure over its operands' keys, led by one byte that sorts
     constants (and splats of them) after everything else: `add(x, constant)` reads as XLA
-    writes it."""
+    writes it. `any_sizes`: placeholder sizes all read alike (`generic_sizes`)."""
     source = node.operands[0] if node.opcode == "broadcast" else node
     digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{node.opcode} {node.dtype.str} {node.shape}".encode())
+    shape = generic_sizes(node.shape) if any_sizes else node.shape
+    digest.update(f"{node.opcode} {node.dtype.str} {shape}".encode())
     for name, value in node.attrs:
+        value = generic_sizes(value) if any_sizes else value
         digest.update(b"\0" + name.encode() + b"=" + _encoded_attribute(value))
     for operand_key in operand_keys:
         digest.update(b"\1" + operand_key)

@@ -15,6 +15,7 @@ from .dce import DeadCodeEliminator
 from .fold import ConstantFolder
 from .pipeline import DumpHook, FixedPoint, Pipeline
 from .simplify import AlgebraicSimplifier
+from .transpose_folding import TransposeFolding
 
 
 def _simplification() -> FixedPoint:
@@ -33,12 +34,13 @@ def default_pipeline(
     LAZYARR_FLAGS).
 
     >>> default_pipeline().pass_names()
-    ['simplification', 'simplify', 'fold', 'cse', 'simplification', 'simplify', 'fold', 'dce']
+    ['simplification', 'simplify', 'fold', 'cse', 'simplification', 'simplify', 'fold', 'transpose-folding', 'dce']
     """
     passes = [
         _simplification(),
         CommonSubexpressionEliminator(),
         _simplification(),
+        TransposeFolding(),
         DeadCodeEliminator(),
     ]
     if fusion_policy is not None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from ..hlo import Computation, Instruction, Module, make, post_order
 from ..hlo.op import REDUCTION
-from .cse import structural_key, swappable, swapped
+from .cse import generic_sizes, structural_key, swappable, swapped
 from .fusion_groups import Decision, GraphFacts, form_groups
 from .fusion_policy import FusionDecision, FusionPolicy
 from .fusion_siblings import Cluster, merge_siblings
@@ -233,19 +233,21 @@ def _local_swaps(order, members) -> set[int]:
     """The members whose commutative operands to swap so that the kernel has one canonical
     form whatever the entry looks like around it: CSE orders operands by keys of their whole
     upstream graph, so two steps of a loop could spell one kernel in two ways (and miss the
-    backend's kernel cache). Here the keys see only the kernel: its inputs by type."""
+    backend's kernel cache). Here the keys see only the kernel: its inputs by type, and
+    placeholder sizes without the module's numbers for them."""
     keys: dict[int, bytes] = {}
     swaps: set[int] = set()
     for node in order:
         operand_keys = [
-            keys[id(operand)] if id(operand) in members else f"input {operand.dtype.str} {operand.shape}".encode()
+            keys[id(operand)] if id(operand) in members
+            else f"input {operand.dtype.str} {generic_sizes(operand.shape)}".encode()
             for operand in node.operands
         ]
         canonical = node
         if swappable(node) and operand_keys[1] < operand_keys[0]:
             swaps.add(id(node))
             canonical, operand_keys = swapped(node, node.operands), operand_keys[::-1]
-        keys[id(node)] = structural_key(canonical, operand_keys)
+        keys[id(node)] = structural_key(canonical, operand_keys, any_sizes=True)
     return swaps
 
 

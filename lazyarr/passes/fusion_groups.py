@@ -114,6 +114,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
             decision = policy.should_fuse(
                 producer, consumer, users[key], users_outside_group=outside, is_output=is_output,
                 reads_per_element=producer_reads, index_maps=producer_maps,
+                stored_anyway=is_output or any(not policy.is_fusible(user) for user in users[key]),
             )
             if not decision:
                 break

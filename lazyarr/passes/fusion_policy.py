@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from ..hlo import Instruction
 from ..hlo.op import ELEMENTWISE, INDEX_REMAP, REDUCTION
+from ..shapes import elements_bound, is_symbolic_size
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ class FusionPolicy:
     # Cheap producers of at most this many elements are not duplicated into several kernels:
     # a copy saves no memory traffic worth having, and a chain of them (a loop's running
     # scalar, `b = b - lr * g`) would put the whole chain into every step's kernel.
-    max_tiny_elements: int = 1024
+    max_tiny_elements: int = 4096
     # Whether a producer read by a duplicated (copied) member counts as shared: then an
     # expensive one (`exp` under a copied `subtract`) is computed once, not once per copy.
     shared_under_copies: bool = True
@@ -158,6 +159,7 @@ class FusionPolicy:
         is_output: bool = False,
         reads_per_element: int = 1,
         index_maps: int = 1,
+        stored_anyway: bool = False,
     ) -> FusionDecision:
         """Whether to compute `producer` inside the kernel of `consumer` (its user).
 
@@ -169,6 +171,8 @@ class FusionPolicy:
         above 1 an expensive producer would be recomputed for each read. `index_maps` is how
         many distinct index maps the kernel computes the producer at (slices at several
         offsets): each is a recomputation, allowed up to `max_index_maps` for cheap producers.
+        `stored_anyway`: the producer is written to memory whatever this kernel does (a module
+        output, or read by an op that cannot fuse it, such as a dot).
         """
         consumer_fusible = self.is_fusible(consumer)
         if not consumer_fusible:
@@ -185,11 +189,29 @@ class FusionPolicy:
         if users_outside_group is None:
             users_outside_group = readers - 1
         if self.is_cheap(producer):
-            if (users_outside_group > 0 and producer.size <= self.max_tiny_elements
+            elements = elements_bound(producer.shape)  # placeholder sizes: their size class's bound
+            if (users_outside_group > 0 and elements is not None and elements <= self.max_tiny_elements
                     and producer.op.has(ELEMENTWISE) and producer.opcode != "constant"):
                 return FusionDecision.no(
-                    f"producer {producer.opcode} has {readers} users and only {producer.size} elements: "
+                    f"producer {producer.opcode} has {readers} users and at most {elements} elements: "
                     "materialized once rather than copied into each user's kernel"
+                )
+            if users_outside_group > 0 and reads_per_element > 1 and _reads_arrays(producer):
+                # Through a broadcast the kernel computes each element many times; a chain
+                # under it (a loop's running `x = x + dt * v`, read as x[None, :] - x[:, None])
+                # would be recomputed per element read.
+                return FusionDecision.no(
+                    f"producer {producer.opcode} has users outside the fusion and this kernel reads "
+                    f"each of its elements {_count(reads_per_element)} times (through a broadcast): "
+                    "materialized once rather than recomputed per read"
+                )
+            if users_outside_group > 0 and stored_anyway and _reads_arrays(producer):
+                # Reading the stored value costs no more than reading its operands, and a copy
+                # would chain: `w = w - lr * g` feeding a dot every step of a loop would put all
+                # earlier steps' updates into each step's kernel.
+                return FusionDecision.no(
+                    f"producer {producer.opcode} is stored anyway (a module output or read by an op "
+                    "that cannot fuse it): its other users read it rather than compute it again"
                 )
             if index_maps > self.max_index_maps and producer.opcode != "constant":
                 return FusionDecision.no(
@@ -211,7 +233,20 @@ class FusionPolicy:
         if reads_per_element > 1:
             return FusionDecision.no(
                 f"producer {producer.opcode} is expensive and the kernel reads each of its "
-                f"elements {reads_per_element} times (through {consumer.opcode}): fusing would "
-                f"compute it {reads_per_element} times per element"
+                f"elements {_count(reads_per_element)} times (through {consumer.opcode}): fusing would "
+                f"compute it {_count(reads_per_element)} times per element"
             )
         return FusionDecision.yes()
+
+
+def _reads_arrays(producer: Instruction) -> bool:
+    """Whether computing `producer` reads some array operand element by element (an
+    elementwise op over a non-scalar value that is not a broadcast of a smaller one)."""
+    return producer.op.has(ELEMENTWISE) and any(
+        operand.ndim and operand.opcode not in ("broadcast", "constant", "iota") for operand in producer.operands
+    )
+
+
+def _count(reads: int) -> str:
+    """A read count for a reason: placeholder sizes make it 'many' (symbolic_sizes.py)."""
+    return "many" if is_symbolic_size(reads) else str(reads)

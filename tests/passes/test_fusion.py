@@ -162,7 +162,7 @@ def test_policy_tables(build, fusible, cheap):
 
 def test_policy_reasons_read_as_sentences():
     policy = FusionPolicy()
-    x = parameter(0, (33, 33))  # above max_tiny_elements: cheap producers may be duplicated
+    x = parameter(0, (65, 65))  # above max_tiny_elements: cheap producers may be duplicated
     dot = make("dot", [x, x], lhs_batch=(), rhs_batch=(), lhs_contracting=(1,), rhs_contracting=(0,))
     exp = make("exp", [x])
     reduce = make("reduce", [exp], dimensions=(1,), kind="sum")
@@ -182,7 +182,7 @@ def test_policy_reasons_read_as_sentences():
     tiny = parameter(1, (2, 2))
     tiny_users = [make("negate", [make("add", [tiny, tiny])]), make("exp", [make("add", [tiny, tiny])])]
     assert policy.should_fuse(make("add", [tiny, tiny]), tiny_users[0], tiny_users).reason == (
-        "producer add has 2 users and only 4 elements: materialized once rather than copied into each user's kernel"
+        "producer add has 2 users and at most 4 elements: materialized once rather than copied into each user's kernel"
     )
 
 

@@ -199,7 +199,7 @@ def test_dce_removes_computations_nothing_calls_and_keeps_called_ones():
 
 def test_default_pipeline_is_the_documented_list():
     assert default_pipeline(disabled=()).pass_names() == [
-        "simplification", "simplify", "fold", "cse", "simplification", "simplify", "fold", "dce"
+        "simplification", "simplify", "fold", "cse", "simplification", "simplify", "fold", "transpose-folding", "dce"
     ]
 
 

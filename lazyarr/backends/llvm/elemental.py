@@ -18,7 +18,7 @@ import math
 import llvmlite.ir as ir
 
 from ... import dtypes
-from ...shapes import SYMBOLIC_SIZE_BASE, is_symbolic_size
+from ...shapes import is_symbolic_size, placeholder_index
 from .loops import INDEX, at_entry, index_constant
 from .scalar_ops import BINARY
 
@@ -58,19 +58,19 @@ class EmitContext:
 
     def extent(self, size: int) -> ir.Value:
         """A dimension's size as an i64: an immediate, or for a placeholder size (see
-        shapes.SYMBOLIC_SIZE_BASE) the real size: loaded once from the kernel's size vector
+        shapes.placeholder) the real size: loaded once from the kernel's size vector
         (CPU kernels), or one of the kernel's i64 arguments (GPU kernels: `sizes` is a list)."""
         if not is_symbolic_size(size):
             return index_constant(size)
         if isinstance(self._sizes, list):
-            return self._sizes[size - SYMBOLIC_SIZE_BASE]
+            return self._sizes[placeholder_index(size)]
         value = self._extents.get(size)
         if value is None:
             if self._sizes is None:
                 raise ValueError(f"a symbolic size {size:#x} in a kernel without a size vector")
             builder = self.builder
             with at_entry(builder):
-                address = builder.gep(self._sizes, [index_constant(size - SYMBOLIC_SIZE_BASE)], source_etype=INDEX)
+                address = builder.gep(self._sizes, [index_constant(placeholder_index(size))], source_etype=INDEX)
                 value = self._extents[size] = builder.load(address, typ=INDEX)
         return value
 

@@ -170,6 +170,23 @@ def parse_module(source: str | ir.Module | llvm.ModuleRef) -> llvm.ModuleRef:
     return module
 
 
+_COMPILE_LOCK = threading.Lock()
+
+
+def compile_object(source: str | ir.Module, speed_level: int = 3) -> bytes:
+    """LLVM IR -> host object code: parse, verify, optimize (O`speed_level`), emit.
+
+    The object goes to the persistent cache as it is and into a `JitEngine` with
+    `add_objects`. Serialized: LLVM's global context is not thread-safe.
+    """
+    with _COMPILE_LOCK, _profiler.span("LLVM compile", "codegen"):
+        module = parse_module(source)
+        machine = host_target_machine()
+        optimize(module, machine, speed_level)
+        with _profiler.span("machine code", "codegen"):
+            return machine.emit_object(module)
+
+
 class JitEngine:
     """One MCJIT execution engine: add modules, then look functions up by name.
 
@@ -218,6 +235,20 @@ class JitEngine:
                 self._engine.finalize_object()
             self._modules.append(module)
             self._functions |= defined
+
+    def add_objects(self, objects: list[tuple[bytes, list[str]]]) -> None:
+        """Load compiled objects (`compile_object`, or read back from the persistent cache),
+        each with the names of the functions it defines, and link them (MCJIT resolves their
+        calls into the process, as for modules)."""
+        with self._lock, _profiler.span("load objects", "codegen"):
+            names = {name for _, defined in objects for name in defined}
+            duplicates = sorted(names & self._functions)
+            if duplicates:
+                raise ValueError(f"JitEngine.add_objects: functions already defined: {', '.join(duplicates)}")
+            for code, _ in objects:
+                self._engine.add_object_file(llvm.ObjectFileRef.from_data(code))
+            self._engine.finalize_object()
+            self._functions |= names
 
     def function_address(self, name: str) -> int:
         """The address of a compiled function, for `ctypes.CFUNCTYPE(...)(address)`."""

@@ -1,0 +1,137 @@
+"""The persistent compile cache (lazyarr/persistent_cache.py): a second process loads, never compiles;
+a damaged or untrusted entry is never loaded.
+
+The suite runs with the cache off (tests/conftest.py); these tests turn it on, each in a
+directory of its own, in this process or in subprocesses that run one small program twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import lazyarr as la
+from lazyarr import _flags
+from lazyarr.persistent_cache import MAGIC, DiskCache
+
+pytestmark = pytest.mark.usefixtures("cpu_backend")  # tests/conftest.py
+
+PROGRAM = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import lazyarr as la
+    x = la.asarray(np.linspace(-3, 3, 1000, dtype=np.float32))
+    total, curve = la.eval((la.exp(x) * la.sin(x) + x).sum(), la.tanh(x * 0.3) - x)
+    info = la.cache_info()
+    print(json.dumps({"compiled": info.kernels_compiled, "loaded": info.kernels_loaded,
+                      "total": float(total), "curve": np.asarray(curve).tobytes().hex()}))
+""")
+
+
+def run_program(cache_directory) -> dict:
+    environment = {**os.environ, "LAZYARR_CACHE_DIR": str(cache_directory), "LAZYARR_FLAGS": "--backend=cpu"}
+    result = subprocess.run([sys.executable, "-c", PROGRAM], env=environment, capture_output=True, text=True,
+                            timeout=300, check=True)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_a_second_process_loads_every_kernel_and_gets_the_same_bits(tmp_path):
+    first = run_program(tmp_path / "cache")
+    second = run_program(tmp_path / "cache")
+    assert first["compiled"] >= 1 and first["loaded"] == 0
+    assert second["compiled"] == 0 and second["loaded"] == first["compiled"]
+    assert (second["total"], second["curve"]) == (first["total"], first["curve"])
+    assert oct(os.stat(tmp_path / "cache").st_mode & 0o777) == oct(0o700)
+
+
+@pytest.mark.parametrize("damage", ["flip a byte", "truncate", "empty", "no magic"])
+def test_a_damaged_entry_is_discarded_and_compiled_again(tmp_path, damage):
+    first = run_program(tmp_path / "cache")
+    entries = sorted((tmp_path / "cache").iterdir())
+    assert len(entries) == first["compiled"]
+    victim = entries[0]
+    data = bytearray(victim.read_bytes())
+    if damage == "flip a byte":
+        data[-100] ^= 0x40
+    elif damage == "truncate":
+        data = data[: len(data) // 2]
+    elif damage == "empty":
+        data = bytearray()
+    else:
+        data[:len(MAGIC)] = b"x" * len(MAGIC)
+    victim.write_bytes(bytes(data))
+    second = run_program(tmp_path / "cache")
+    assert second["compiled"] == 1 and second["loaded"] == first["compiled"] - 1
+    assert (second["total"], second["curve"]) == (first["total"], first["curve"])
+    assert len(victim.read_bytes()) > len(MAGIC) + 32  # rewritten whole
+
+
+def test_in_process_clear_cache_then_compile_loads_from_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAZYARR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_flags, "FLAGS", _flags.FLAGS)  # restored after the test
+    _flags.with_overrides(persistent_cache=True)
+    values = np.arange(-5, 5, dtype=np.float64)
+    la.clear_cache()
+    expected = np.asarray(la.cosh(la.asarray(values)) / 3 + 1)
+    compiled = la.cache_info().kernels_compiled
+    assert compiled >= 1
+    la.clear_cache()
+    again = np.asarray(la.cosh(la.asarray(values)) / 3 + 1)
+    assert la.cache_info().kernels_compiled == 0 and la.cache_info().kernels_loaded == compiled
+    np.testing.assert_array_equal(again, expected)
+    la.clear_cache()
+
+
+def test_disk_cache_round_trip_rejects_bad_keys_and_symlinks(tmp_path):
+    cache = DiskCache(tmp_path / "c")
+    assert cache.get("00ff") is None
+    cache.put("00ff", b"object code")
+    assert cache.get("00ff") == b"object code" and cache.hits == 1
+    with pytest.raises(ValueError, match="hex digest"):
+        cache.get("../escape")
+    (tmp_path / "elsewhere").write_bytes(MAGIC + b"\0" * 32 + b"planted")
+    os.symlink(tmp_path / "elsewhere", tmp_path / "c" / "abcd")
+    assert cache.get("abcd") is None  # a link is never followed
+
+
+def test_an_untrusted_directory_turns_the_cache_off_with_one_warning(tmp_path):
+    directory = tmp_path / "shared"
+    directory.mkdir()
+    directory.chmod(0o777)
+    cache = DiskCache(directory)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert cache.get("00") is None
+        cache.put("00", b"code")
+        assert cache.get("00") is None
+    assert [str(warning.message) for warning in caught] == [
+        f"lazyarr: the persistent compile cache is off: {directory} is writable by group or others"
+    ]
+    assert list(directory.iterdir()) == []
+
+
+def test_a_group_writable_entry_is_not_loaded(tmp_path):
+    cache = DiskCache(tmp_path / "c")
+    cache.put("0a", b"code")
+    (tmp_path / "c" / "0a").chmod(0o666)
+    with pytest.warns(RuntimeWarning, match="writable by group or others"):
+        assert cache.get("0a") is None
+
+
+def test_the_least_recently_used_entries_go_first_beyond_the_bound(tmp_path):
+    cache = DiskCache(tmp_path / "c", max_bytes=4000)
+    for number in range(4):  # 4 entries of 900 bytes and a 48-byte header: within the bound
+        cache.put(f"{number:02x}", bytes(900))
+        os.utime(tmp_path / "c" / f"{number:02x}", (number, number))  # distinct ages
+    cache.get("00")  # touched: now the most recent
+    cache.put("ff", bytes(900))  # over the bound: trimmed to 3/4 of it, oldest first
+    remaining = sorted(path.name for path in (tmp_path / "c").iterdir())
+    total = sum((tmp_path / "c" / name).stat().st_size for name in remaining)
+    assert total <= 3000 and remaining == ["00", "03", "ff"]
