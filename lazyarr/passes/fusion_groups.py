@@ -114,7 +114,8 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
             decision = policy.should_fuse(
                 producer, consumer, users[key], users_outside_group=outside, is_output=is_output,
                 reads_per_element=producer_reads, index_maps=producer_maps,
-                stored_anyway=is_output or any(not policy.is_fusible(user) for user in users[key]),
+                stored_anyway=_stored_anyway(producer, users[key], is_output, policy),
+                on_shared_chain=_on_shared_chain(producer, users),
             )
             if not decision:
                 break
@@ -187,3 +188,23 @@ def _element_reads(consumer: Instruction, producer: Instruction) -> int:
     if consumer.opcode == "broadcast" and producer.size:
         return max(1, consumer.size // producer.size)
     return 1
+
+
+def _stored_anyway(producer: Instruction, users, is_output: bool, policy: FusionPolicy) -> bool:
+    """Whether `producer` will be written to memory whatever the kernel deciding now does: a
+    module output, read by an op that cannot fuse it (a dot), or, with several users, read
+    through a broadcast that repeats its elements (that kernel materializes it rather than
+    recompute it per read: FusionPolicy.should_fuse)."""
+    if is_output or any(not policy.is_fusible(user) for user in users):
+        return True
+    return len(users) > 1 and any(user.opcode == "broadcast" and user.ndim > producer.ndim for user in users)
+
+
+def _on_shared_chain(producer: Instruction, users) -> bool:
+    """Whether an operand of `producer` is a computed value with other users too: copying the
+    producer into a kernel would copy that chain along (a loop's `v = v + dt * a`, each step's
+    v read again by the next step and by another value)."""
+    return any(
+        operand.opcode not in ("parameter", "constant", "broadcast", "iota") and len(users[id(operand)]) > 1
+        for operand in producer.operands
+    )

@@ -160,6 +160,7 @@ class FusionPolicy:
         reads_per_element: int = 1,
         index_maps: int = 1,
         stored_anyway: bool = False,
+        on_shared_chain: bool = False,
     ) -> FusionDecision:
         """Whether to compute `producer` inside the kernel of `consumer` (its user).
 
@@ -172,7 +173,9 @@ class FusionPolicy:
         many distinct index maps the kernel computes the producer at (slices at several
         offsets): each is a recomputation, allowed up to `max_index_maps` for cheap producers.
         `stored_anyway`: the producer is written to memory whatever this kernel does (a module
-        output, or read by an op that cannot fuse it, such as a dot).
+        output, or read by an op that cannot fuse it, such as a dot). `on_shared_chain`: an
+        operand of the producer is a computed value with other users (copying the producer
+        would copy that chain too).
         """
         consumer_fusible = self.is_fusible(consumer)
         if not consumer_fusible:
@@ -212,6 +215,12 @@ class FusionPolicy:
                 return FusionDecision.no(
                     f"producer {producer.opcode} is stored anyway (a module output or read by an op "
                     "that cannot fuse it): its other users read it rather than compute it again"
+                )
+            if users_outside_group > 0 and on_shared_chain and _reads_arrays(producer):
+                return FusionDecision.no(
+                    f"producer {producer.opcode} has users outside the fusion and reads a value other "
+                    "kernels read too: copying it would copy that chain (a loop's running value) into "
+                    "every kernel"
                 )
             if index_maps > self.max_index_maps and producer.opcode != "constant":
                 return FusionDecision.no(
