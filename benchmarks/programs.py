@@ -45,7 +45,7 @@ import peers  # noqa: E402  (siblings of this script, found through the line abo
 import program_kernels as kernels  # noqa: E402
 import timing  # noqa: E402
 import workloads  # noqa: E402
-from run import RESULTS_DIRECTORY, machine_description, write_results  # noqa: E402
+from run import RESULTS_DIRECTORY, import_lazyarr_compiling, machine_description, report_results  # noqa: E402
 
 FLOAT32_EPSILON = float(np.finfo(np.float32).eps)
 
@@ -485,9 +485,7 @@ def parse_arguments(argv):
 
 def main(argv=None) -> int:
     arguments = parse_arguments(argv)
-    # Cold means compiled here: the persistent compile cache would load earlier runs' kernels.
-    os.environ["LAZYARR_FLAGS"] = (os.environ.get("LAZYARR_FLAGS", "") + " --persistent_cache=false").strip()
-    import lazyarr as la
+    la = import_lazyarr_compiling()
 
     # Loads the backend (LLVM's initialization), so the first program's cold run is charged for its
     # own compiles only.
@@ -510,17 +508,13 @@ def main(argv=None) -> int:
         print(line)
     for note in peers.NOTES:
         print(f"note: {note}")
-    passed = all(row["passed"] for row in rows)
     machine["load_average_end"] = os.getloadavg()
     print(f"load average (1, 5, 15 min): start {_loads(machine['load_average_start'])}, "
           f"end {_loads(machine['load_average_end'])} on {machine['usable_cpus']} usable CPUs")
     machine.update(lazyarr=la.__version__, backend=la.get_backend_name(), peers=peers.versions())
     options = {"repeat": arguments.repeat, "seed": arguments.seed, "quick": arguments.quick,
                "programs": arguments.keys}
-    write_results(arguments.output, {"machine": machine, "options": options, "results": rows,
-                                     "notes": peers.NOTES, "all_checks_passed": passed})
-    print(f"results: {arguments.output}" + ("" if passed else "  (SOME CHECKS FAILED)"))
-    return 0 if passed else 1
+    return report_results(arguments.output, machine, options, rows)
 
 
 if __name__ == "__main__":

@@ -248,11 +248,27 @@ def write_results(path: Path, document: dict) -> None:
     path.write_text(json.dumps(document, indent=2) + "\n")
 
 
+def import_lazyarr_compiling():
+    """lazyarr with its persistent compile cache off: a benchmark's cold run means compiled (a
+    warm disk cache would load earlier runs' kernels). Call before anything imports lazyarr."""
+    os.environ["LAZYARR_FLAGS"] = (os.environ.get("LAZYARR_FLAGS", "") + " --persistent_cache=false").strip()
+    import lazyarr
+
+    return lazyarr
+
+
+def report_results(path: Path, machine: dict, options: dict, rows: list[dict]) -> int:
+    """Write the JSON document, say where, and return the exit status (1 if a check failed)."""
+    passed = all(row["passed"] for row in rows)
+    write_results(path, {"machine": machine, "options": options, "results": rows,
+                         "notes": peers.NOTES, "all_checks_passed": passed})
+    print(f"results: {path}" + ("" if passed else "  (SOME CHECKS FAILED)"))
+    return 0 if passed else 1
+
+
 def main(argv=None) -> int:
     arguments = parse_arguments(argv)
-    # Cold means compiled here: the persistent compile cache would load earlier runs' kernels.
-    os.environ["LAZYARR_FLAGS"] = (os.environ.get("LAZYARR_FLAGS", "") + " --persistent_cache=false").strip()
-    import lazyarr as la
+    la = import_lazyarr_compiling()
 
     backend = arguments.backend or la.get_backend_name()
     try:
@@ -283,13 +299,9 @@ def main(argv=None) -> int:
     print_table(rows)
     for note in peers.NOTES:
         print(f"note: {note}")
-    passed = all(row["passed"] for row in rows)
     machine.update(lazyarr=la.__version__, backend=backend, peers=peers.versions())
     options = {name: getattr(arguments, name) for name in ("scale", "repeat", "seed", "quick")}
-    write_results(arguments.output, {"machine": machine, "options": options, "results": rows,
-                                     "notes": peers.NOTES, "all_checks_passed": passed})
-    print(f"results: {arguments.output}" + ("" if passed else "  (SOME CHECKS FAILED)"))
-    return 0 if passed else 1
+    return report_results(arguments.output, machine, options, rows)
 
 
 if __name__ == "__main__":
