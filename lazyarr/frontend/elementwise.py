@@ -18,8 +18,10 @@ import numpy as np
 from .. import dtypes
 from ..hlo import Instruction, make
 from ..shapes import broadcast_shapes
+from . import elements
 from .array import Array
 from .core import as_array, broadcast_to, convert, is_python_scalar, scalar_constant, wrap
+from .elements import Element
 
 
 def _operand_dtype(value):
@@ -316,6 +318,10 @@ def apply(name: str, *operands) -> Array:
     ufunc, build = UFUNCS[name]
     if len(operands) != ufunc.nin:
         raise TypeError(f"{name}() takes {ufunc.nin} positional arguments, got {len(operands)}")
+    if type(operands[0]) is Element or (len(operands) == 2 and type(operands[1]) is Element):
+        computed = elements.compute(ufunc, operands)  # known scalars: NumPy's scalar math, now
+        if computed is not None:
+            return computed
     if ufunc in _COMPARISON_UFUNCS:
         answer = _compare_out_of_range(name, ufunc, operands)
         if answer is not None:

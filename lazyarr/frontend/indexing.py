@@ -16,8 +16,9 @@ import math
 import numpy as np
 
 from ..hlo import Instruction, constant, make
-from .array import Array
+from .array import Array, leaf_for
 from .core import as_array, broadcast_to, contains_lazy, convert, wrap
+from .elements import Element
 from .indexing_key import (
     AdvancedIndex,
     EllipsisMarker,
@@ -44,6 +45,16 @@ def getitem(array, key) -> Array:
     array([[ 7,  5],
            [11,  9]])
     """
+    buffer = array._node._bound if isinstance(array, Array) else None
+    if type(buffer) is np.ndarray and (type(key) is int or _is_plain_basic(key)):
+        try:
+            value = buffer[key]  # an evaluated host array: read as NumPy reads (elements.py, below)
+        except (IndexError, TypeError):
+            value = None  # the general path raises lazyarr's error
+        if type(value) is np.ndarray:
+            return _view_of_buffer(array, value, key)
+        if value is not None:
+            return Element(value)
     array = as_array(array, where="__getitem__")
     plan = parse_key(array.shape, key)
     if plan.is_advanced:
@@ -51,6 +62,33 @@ def getitem(array, key) -> Array:
     if not _is_view(plan):  # integers for every axis: NumPy returns a scalar, a copy
         return wrap(_read_basic(array._node, plan))
     return make_view(array, lambda base: _read_basic(base, plan), lambda base, value: _written(base, plan, value))
+
+
+_PLAIN_KEY_TYPES = (int, slice, type(None), type(Ellipsis))
+
+
+def _is_plain_basic(key) -> bool:
+    """Whether `key` is a basic key NumPy reads the same way lazyarr does (ints, slices,
+    None, Ellipsis; no arrays, booleans or lazy values)."""
+    if type(key) is tuple:
+        return all(type(item) in _PLAIN_KEY_TYPES for item in key)
+    return type(key) in _PLAIN_KEY_TYPES
+
+
+def _view_of_buffer(array: Array, value: np.ndarray, key) -> Array:
+    """`array[key]` (a basic key) of an evaluated host array, whose value NumPy's view `value` is.
+
+    Reading results row by row or element by element costs what NumPy's indexing costs
+    instead of a graph and a compile per new index: an element is an `Element` (NumPy's
+    scalar), a slice a view whose value is a leaf bound to NumPy's view of the buffer (so slice
+    offsets are data, not part of any compiled kernel); writes through the view still reach
+    `array`, and later writes to `array` re-read through the graph (views.py).
+    """
+    plan = parse_key(array.shape, key)
+    return make_view(
+        array, lambda base: _read_basic(base, plan), lambda base, update: _written(base, plan, update),
+        node=leaf_for(value),
+    )
 
 
 def _is_view(plan: IndexPlan) -> bool:

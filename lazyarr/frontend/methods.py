@@ -12,6 +12,7 @@ import numpy as np
 from . import elementwise, indexing, interop, linalg, manipulation, reductions, searching
 from .array import Array
 from .core import convert
+from .elements import Element
 from .indexing_key import format_shape
 from .views import assign
 
@@ -66,6 +67,8 @@ def _in_place(function, name: str):
                 f"non-broadcastable output operand with shape {format_shape(self.shape)} doesn't match "
                 f"the broadcast shape {format_shape(result.shape)}"
             )
+        if type(self) is Element and type(result) is Element and self.rebind(result):
+            return self  # `total += x[i]`: still a known scalar, no graph
         assign(self, convert(result._node, self.dtype))
         return self
 
@@ -117,10 +120,6 @@ def _rmatmul(self, other):
     return linalg.matmul(other, self)
 
 
-def _getitem(self, key):
-    return indexing.getitem(self, key)
-
-
 def _setitem(self, key, value):
     """`a[key] = value` changes `a` (every reference sees it; a view writes to its base)."""
     assign(self, indexing.setitem(self, key, value)._node)
@@ -147,7 +146,7 @@ def _bind_methods():
     Array.__rmatmul__ = _rmatmul
     Array.explain = _explain
     Array.hlo = _hlo
-    Array.__getitem__ = _getitem
+    Array.__getitem__ = indexing.getitem
     Array.__setitem__ = _setitem
     Array.real = property(elementwise.real)
     Array.imag = property(elementwise.imag)

@@ -35,9 +35,12 @@ class ViewOf:
         self.base, self.read, self.write = base, read, write
 
 
-def make_view(base: Array, read: Read, write: Write) -> Array:
-    """A new array viewing `base` (its value is `read(base._node)`, writes go through `write`)."""
-    view = Array(read(base._node))
+def make_view(base: Array, read: Read, write: Write, node: Instruction | None = None) -> Array:
+    """A new array viewing `base` (its value is `read(base._node)`, writes go through `write`).
+
+    `node`, when given, is that value already in hand (a leaf bound to NumPy's view of an
+    evaluated base's buffer); later writes to the base re-read through `read` as usual."""
+    view = Array(read(base._node) if node is None else node)
     view._base = ViewOf(base, read, write)
     views = base._views
     if views is None:

@@ -1,0 +1,164 @@
+"""Reading evaluated arrays: basic keys read the buffer as NumPy does, elements do NumPy's scalar math.
+
+`x[i]` of an evaluated array is an `Element` (NumPy's scalar as a 0-d lazyarr array) and a
+slice is a view bound to NumPy's view of the buffer: no graph, no compile per new index. These
+tests hold both to NumPy: values, dtypes and shapes of random keys; element arithmetic with
+Python scalars and other elements (NEP 50 dtypes, errors); write-through of such views; and
+that reading compiles nothing.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import lazyarr as la
+from lazyarr.frontend.elements import Element
+from tests.assertions import assert_identical
+from tests.strategies import ALL_DTYPES, arrays, elements, nonempty_shapes
+
+
+def evaluated(value: np.ndarray) -> la.Array:
+    return la.asarray(value).eval()
+
+
+@st.composite
+def basic_keys(draw, shape):
+    """A basic key NumPy accepts for `shape`: ints, slices, None and at most one Ellipsis."""
+    key, axis = [], 0
+    ellipsis_used = False
+    while axis < len(shape):
+        kind = draw(st.sampled_from(["int", "slice", "none", "ellipsis", "stop"]))
+        if kind == "stop":
+            break
+        if kind == "int":
+            key.append(draw(st.integers(-shape[axis], shape[axis] - 1)))
+            axis += 1
+        elif kind == "slice":
+            bound = st.none() | st.integers(-shape[axis] - 2, shape[axis] + 2)
+            step = st.none() | st.integers(-3, 3).filter(bool)
+            key.append(slice(draw(bound), draw(bound), draw(step)))
+            axis += 1
+        elif kind == "none":
+            key.append(None)
+        elif not ellipsis_used:
+            key.append(Ellipsis)
+            ellipsis_used = True
+            axis = len(shape)  # the ellipsis covers the rest
+    return key[0] if len(key) == 1 and draw(st.booleans()) else tuple(key)
+
+
+@given(st.data())
+def test_basic_keys_of_evaluated_arrays_read_as_numpy_does(data):
+    dtype = data.draw(st.sampled_from(ALL_DTYPES))
+    value = data.draw(arrays(dtype, nonempty_shapes))
+    key = data.draw(basic_keys(value.shape))
+    array = evaluated(value)
+    misses = la.cache_info().misses
+    got = array[key]
+    assert_identical(np.asarray(got), np.asarray(value[key]))
+    assert la.cache_info().misses == misses  # read from the buffer: nothing compiled
+    if np.ndim(value[key]) == 0 and not isinstance(value[key], np.ndarray):
+        assert type(got) is Element
+
+
+OPERATIONS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+              operator.mod, operator.pow, operator.lt, operator.le, operator.eq, operator.ne,
+              operator.gt, operator.ge, operator.and_, operator.or_, operator.xor]
+
+
+def outcome(function):
+    """(result, None) or (None, error kind): NumPy and lazyarr must agree on either."""
+    try:
+        with np.errstate(all="ignore"):
+            return function(), None
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError) as error:
+        kind = next(kind for kind in (OverflowError, ZeroDivisionError, TypeError, ValueError)
+                    if isinstance(error, kind))
+        return None, kind
+
+
+@given(st.data())
+def test_element_arithmetic_is_numpys_scalar_arithmetic(data):
+    dtype = data.draw(st.sampled_from(ALL_DTYPES))
+    scalar = data.draw(elements(dtype))
+    other = data.draw(st.one_of(
+        st.booleans(), st.integers(-300, 300), st.floats(allow_nan=True), st.complex_numbers(max_magnitude=1e3),
+        st.sampled_from(ALL_DTYPES).flatmap(elements),
+    ))
+    operation = data.draw(st.sampled_from(OPERATIONS))
+    reflected = data.draw(st.booleans())
+    numpy_buffer = np.array([scalar], dtype=dtype)
+    lazy_element = evaluated(numpy_buffer)[0]
+    numpy_element = numpy_buffer[0]
+    other_lazy = evaluated(np.array([other]))[0] if isinstance(other, np.generic) else other
+
+    def run(element, operand):
+        return lambda: operation(operand, element) if reflected else operation(element, operand)
+
+    want, want_error = outcome(run(numpy_element, other))
+    got, got_error = outcome(run(lazy_element, other_lazy))
+    assert got_error == want_error
+    if want_error is None:
+        assert isinstance(got, la.Array) and got.shape == ()
+        assert_identical(np.asarray(got), np.asarray(want))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_element_conversions_match_numpy(dtype):
+    value = np.array([3], dtype=dtype)
+    element = evaluated(value)[0]
+    assert element.dtype == value.dtype and element.shape == () and element.ndim == 0 and element.size == 1
+    for convert in (int, float, complex, bool):
+        want, want_error = outcome(lambda convert=convert: convert(value[0].item()))
+        got, got_error = outcome(lambda convert=convert: convert(element))
+        assert (got, got_error) == (want, want_error)
+    assert element.item() == value[0].item()
+    if np.issubdtype(dtype, np.integer):
+        assert [10, 20, 30, 40][element] == 40
+
+
+def test_elements_meet_pending_arrays_and_jit_as_arrays():
+    x = evaluated(np.arange(6, dtype=np.float32))
+    pending = la.asarray(np.ones(3, np.float32)) * 2
+    element = x[4]
+    np.testing.assert_array_equal(np.asarray(element * pending + x[1]), np.full(3, 9, np.float32))
+    doubled = la.jit(lambda y: y * x[2])(la.asarray(np.arange(3, dtype=np.float32)))
+    np.testing.assert_array_equal(np.asarray(doubled), np.arange(3, dtype=np.float32) * 2)
+    gradient = la.grad(lambda y: y[1] * 3 + y[2:4].sum())(x)
+    np.testing.assert_array_equal(np.asarray(gradient), [0, 3, 1, 1, 0, 0])
+
+
+def test_an_element_is_a_copy_and_views_write_through():
+    value = np.arange(12.0).reshape(3, 4)
+    numpy_copy = value.copy()
+    array = evaluated(value)
+    element, numpy_element = array[1, 2], numpy_copy[1, 2]
+    element += 1
+    numpy_element += 1
+    assert float(element) == numpy_element and type(element) is Element
+    row, numpy_row = array[2], numpy_copy[2]
+    row[1:3] = -1
+    numpy_row[1:3] = -1
+    array[2, 0] = 7
+    numpy_copy[2, 0] = 7
+    assert_identical(np.asarray(array), numpy_copy)
+    assert_identical(np.asarray(row), numpy_row)
+    assert_identical(np.asarray(array[::-2, 1::2]), numpy_copy[::-2, 1::2])
+
+
+def test_reading_every_element_compiles_nothing():
+    value = np.random.default_rng(0).standard_normal(500)
+    array = (la.asarray(value) * 2).eval()
+    misses = la.cache_info().misses
+    total = 0.0
+    for index in range(len(array)):
+        if array[index] > 0:
+            total += float(array[index]) - array[index - 1]
+    want = sum(2 * value[i] - 2 * value[i - 1] for i in range(len(value)) if value[i] > 0)
+    np.testing.assert_allclose(float(total), want, rtol=1e-12)  # the same float64 sums, reordered by nothing
+    assert la.cache_info().misses == misses
