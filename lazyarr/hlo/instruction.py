@@ -246,6 +246,34 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
     return _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map)
 
 
+def make_plain(opdef: OpDef, operands: tuple[Instruction, ...]) -> Instruction:
+    """`make(opdef, operands)` for an op with no attributes: the elementwise ops' hot path.
+
+    The same node as make() gives; only the generic work for attributes is skipped, and an
+    op whose rules have not yet run on these operand types goes through make()."""
+    if opdef.optional_attrs:
+        return make(opdef, operands)
+    key = ((opdef.name, (), ()), operands)
+    entry = _INTERN.get(key)
+    if entry is not None:
+        found = entry()
+        if found is not None:
+            return found
+    if len(operands) == 2:
+        first, second = operands
+        if type(first) is not Instruction or type(second) is not Instruction:
+            return make(opdef, operands)  # make() names the bad operand
+        signature = (key[0], first.shape, first.dtype, second.shape, second.dtype)
+    elif len(operands) == 1 and type(operands[0]) is Instruction:
+        signature = (key[0], operands[0].shape, operands[0].dtype)
+    else:
+        return make(opdef, operands)
+    checked = _CHECKED.get(signature)
+    if checked is None:
+        return make(opdef, operands)
+    return _interned(key, opdef, checked[0], checked[1], operands, (), checked[2])
+
+
 def _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map) -> Instruction:
     """The instruction for `key`: a new one from these checked fields unless one is interned."""
     instruction = _UNFROZEN_NEW(_Unfrozen)

@@ -68,6 +68,15 @@ def dot_general(values, attrs, matmul):
     lhs, rhs = values
     lhs_batch, rhs_batch = attrs["lhs_batch"], attrs["rhs_batch"]
     lhs_contracting, rhs_contracting = attrs["lhs_contracting"], attrs["rhs_contracting"]
+    if not lhs_batch and len(lhs_contracting) == 1 and lhs.ndim <= 2 and rhs.ndim <= 2:
+        # One matrix or vector product (most dots): matmul on transposed views, which BLAS
+        # reads through its transpose flags; no reshapes, and matmul never warns here.
+        if lhs.ndim == 2 and lhs_contracting[0] == 0:
+            lhs = lhs.T
+        if rhs.ndim == 2 and rhs_contracting[0] == 1:
+            rhs = rhs.T
+        product = matmul(lhs, rhs)
+        return np.asarray(product) if isinstance(product, np.generic) else product  # vector . vector
     lhs_free = _free_axes(lhs.ndim, lhs_batch, lhs_contracting)
     rhs_free = _free_axes(rhs.ndim, rhs_batch, rhs_contracting)
     left = _as_batched_matrix(lhs, lhs_batch, lhs_free, lhs_contracting, contracting_last=True)
