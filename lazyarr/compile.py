@@ -9,6 +9,7 @@ module text.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -295,21 +296,46 @@ def _compile_uncached(key: tuple, module: Module, concrete: Module):
         writer = DumpWriter(_flags.FLAGS.dump_to, module.name)
         writer.write("before_optimizations.txt", print_module(concrete))
     hook = writer.pass_hook if writer is not None and _flags.FLAGS.dump_passes else None
-    with _profiler.span("compile", "compile", backend_name):
-        executable = get_backend(backend_name).compile(module, pipeline_dump=hook)
+    backend = get_backend(backend_name)
+    counts_before = _kernel_counts(backend)
+    # A compile still running after SLOW_COMPILE_SECONDS says so (INFO on "lazyarr.compile"),
+    # and its end is logged with its kernels and time: no silent multi-second pause.
+    announce = threading.Timer(SLOW_COMPILE_SECONDS, _LOG.info, (
+        "compiling module %r for %s (%d instructions) ...", module.name, backend_name,
+        len(module.entry.post_order())))
+    announce.daemon = True
+    announce.start()
+    try:
+        with _profiler.span("compile", "compile", backend_name):
+            executable = backend.compile(module, pipeline_dump=hook)
+    finally:
+        announce.cancel()
     if writer is not None:
         writer.finish(executable)
-    _INFO.compile_seconds += time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    if seconds > SLOW_COMPILE_SECONDS:
+        compiled, reused, loaded = (after - before for after, before in zip(_kernel_counts(backend), counts_before))
+        _LOG.info("compiled module %r for %s in %.2f s: %d kernels compiled, %d reused, %d loaded from disk",
+                  module.name, backend_name, seconds, compiled, reused, loaded)
+    _INFO.compile_seconds += seconds
     _CACHE[key] = executable
     if len(_CACHE) > _CACHE_LIMIT:
         _CACHE.popitem(last=False)
     return executable
 
 
+SLOW_COMPILE_SECONDS = 1.0
+_LOG = logging.getLogger("lazyarr.compile")
+
+
+def _kernel_counts(backend) -> tuple[int, int, int]:
+    """(compiled, reused, loaded) kernels of `backend` so far; zeros for one that does not count."""
+    counts = backend.kernel_counts() if hasattr(backend, "kernel_counts") else {}
+    return counts.get("compiled", 0), counts.get("reused", 0), counts.get("loaded", 0)
+
+
 def _log_cache_miss(key) -> None:
     """--explain_cache_misses: say how the missed graph differs from the nearest cached one."""
-    import logging
-
     from .hlo.text import print_module
 
     backend_name, parameters, outputs = key

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -87,3 +89,20 @@ def test_small_constant_powers_become_multiplies_within_two_ulp(cpu_backend, exp
     want = values.astype(np.float64) ** exponent
     # Two roundings of float32 multiplies (x*x*x): within 2 ULP of the exact power.
     assert np.all(np.abs(got - want) <= 2 * np.spacing(np.abs(want).astype(np.float32)))
+
+
+def test_slow_compiles_are_logged_with_their_kernels_and_time(fresh_cpu_cache, monkeypatch, caplog):
+    """Issue "compile once": a compile over SLOW_COMPILE_SECONDS says what it does at INFO."""
+    from lazyarr import compile as driver
+
+    monkeypatch.setattr(driver, "SLOW_COMPILE_SECONDS", 0.0)  # every compile counts as slow
+    x = la.asarray(np.arange(8, dtype=np.float32))
+    with caplog.at_level(logging.INFO, logger="lazyarr.compile"):
+        (la.sin(x) * 3 + 1).eval()
+    finished = [record.getMessage() for record in caplog.records if "compiled module" in record.getMessage()]
+    assert len(finished) == 1
+    assert "1 kernels compiled" in finished[0] and " s:" in finished[0]
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="lazyarr.compile"):
+        (la.sin(x) * 3 + 1).eval()  # a cache hit compiles nothing and says nothing
+    assert not caplog.records
