@@ -236,6 +236,14 @@ class JitEngine:
             self._modules.append(module)
             self._functions |= defined
 
+    def defines(self, name: str) -> bool:
+        """Whether a module or object added to this engine defines function `name`."""
+        return name in self._functions
+
+    @property
+    def function_count(self) -> int:
+        return len(self._functions)
+
     def add_objects(self, objects: list[tuple[bytes, list[str]]]) -> None:
         """Load compiled objects (`compile_object`, or read back from the persistent cache),
         each with the names of the functions it defines, and link them (MCJIT resolves their
