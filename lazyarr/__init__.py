@@ -6,7 +6,7 @@
     y.eval()                              # or np.asarray(y), print(y), float(y)
 
 The namespace is NumPy's (for the functions lazyarr implements) and satisfies the Python
-array API standard 2024.12. Every name here is re-exported from the module that defines it.
+array API standard 2025.12. Every name here is re-exported from the module that defines it.
 """
 
 import numpy as _np
@@ -17,24 +17,43 @@ from .dtypes import (
     bool_ as bool,
 )
 from .dtypes import (
+    byte,
     can_cast,
+    cdouble,
     complex64,
     complex128,
+    csingle,
+    double,
     finfo,
     float16,
     float32,
     float64,
+    half,
     iinfo,
     int8,
     int16,
     int32,
     int64,
+    int_,
+    intc,
+    intp,
     isdtype,
+    long,
+    longlong,
     result_type,
+    short,
+    single,
+    ubyte,
+    uint,
     uint8,
     uint16,
     uint32,
     uint64,
+    uintc,
+    uintp,
+    ulong,
+    ulonglong,
+    ushort,
 )
 from .frontend import methods as _methods  # binds operators and methods onto Array
 from .frontend.array import Array
@@ -55,6 +74,7 @@ from .frontend.jit import ShapeDtypeStruct, jit
 from .frontend.linalg import *  # noqa: F403
 from .frontend.manipulation import *  # noqa: F403
 from .frontend.namespace_info import __array_namespace_info__
+from .frontend.numpy_functions import *  # noqa: F403  (bincount, quantiles, set operations, ...)
 from .frontend.reductions import *  # noqa: F403
 from .frontend.searching import *  # noqa: F403
 
@@ -66,5 +86,5 @@ pi = _np.pi
 inf = _np.inf
 nan = _np.nan
 
-__array_api_version__ = "2024.12"
+__array_api_version__ = "2025.12"
 __version__ = "0.1.0"

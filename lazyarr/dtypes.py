@@ -34,6 +34,26 @@ COMPLEX = (complex64, complex128)
 NUMERIC = INTEGER + FLOATING + COMPLEX
 ALL = (bool_,) + NUMERIC
 
+# NumPy 2's C-style and long-form names for the same dtypes, sized as on this platform
+# (`la.intc` is int32, `la.int_` and `la.intp` int64 on 64-bit Linux), each the lazyarr dtype
+# it equals. NumPy 2 removed float_, complex_ and friends; longdouble and clongdouble have no
+# lazyarr dtype, so neither is here.
+
+
+def _alias(numpy_type) -> np.dtype:
+    return next(dtype for dtype in ALL if dtype == np.dtype(numpy_type))
+
+
+byte, ubyte = _alias(np.byte), _alias(np.ubyte)
+short, ushort = _alias(np.short), _alias(np.ushort)
+intc, uintc = _alias(np.intc), _alias(np.uintc)
+int_, uint = _alias(np.int_), _alias(np.uint)
+long, ulong = _alias(np.long), _alias(np.ulong)
+longlong, ulonglong = _alias(np.longlong), _alias(np.ulonglong)
+intp, uintp = _alias(np.intp), _alias(np.uintp)
+half, single, double = float16, float32, float64
+csingle, cdouble = complex64, complex128
+
 default_int = int64
 default_float = float64
 default_complex = complex128
@@ -191,8 +211,41 @@ def isdtype(dtype, kind) -> bool:
     return dtype == as_dtype(kind, where="isdtype")
 
 
-def finfo(type_):
-    return np.finfo(as_dtype(_dtype_like(type_), where="finfo"))
+class FloatInfo:
+    """`finfo` as the array API defines it: `bits` an int; `eps`, `max`, `min` and
+    `smallest_normal` Python floats (NumPy gives NumPy scalars); `dtype` the real dtype.
+    NumPy's other fields (`tiny`, `resolution`, `precision`, ...) are NumPy's own."""
+
+    def __init__(self, dtype: np.dtype):
+        self._numpy = np.finfo(dtype)
+        self.bits = int(self._numpy.bits)
+        self.eps = float(self._numpy.eps)
+        self.max = float(self._numpy.max)
+        self.min = float(self._numpy.min)
+        self.smallest_normal = float(self._numpy.smallest_normal)
+        self.dtype = self._numpy.dtype
+
+    def __getattr__(self, name):
+        if name.startswith("_"):  # copy and pickle probe for hooks before __init__ has run
+            raise AttributeError(name)
+        return getattr(self._numpy, name)
+
+    def __reduce__(self):
+        return (FloatInfo, (self.dtype,))
+
+    def __repr__(self) -> str:
+        return (f"finfo(bits={self.bits}, eps={self.eps!r}, max={self.max!r}, min={self.min!r}, "
+                f"smallest_normal={self.smallest_normal!r}, dtype={self.dtype})")
+
+
+def finfo(type_) -> FloatInfo:
+    """Machine limits of a float or complex dtype (or an array's), Python floats as the array
+    API wants them.
+
+    >>> finfo(float32).eps
+    1.1920928955078125e-07
+    """
+    return FloatInfo(as_dtype(_dtype_like(type_), where="finfo"))
 
 
 def iinfo(type_):

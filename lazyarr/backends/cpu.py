@@ -194,8 +194,11 @@ def native_runs(steps: list) -> list:
                       kernel.extent if kernel.symbolic_work is None else 0, ctypes.addressof(_NO_SIZES),
                       kernel.inputs + kernel.outputs) for kernel in kernels]
             program, positions = dispatch.program(words)
+            # A kernel reads placeholder sizes when its size_map is not empty, also when none
+            # sits in its inputs or outputs (sum(ones(n)): only the inner broadcast has n); the
+            # template's size vectors are empty, so such a run must be planned per sizes.
             grouped.append(NativeRun(kernels, program, positions,
-                                     any(kernel.symbolic_work is not None for kernel in kernels)))
+                                     any(kernel.symbolic_work is not None or kernel.size_map for kernel in kernels)))
             stretch.clear()
 
     for step in steps:
@@ -428,10 +431,25 @@ def _compile_kernels(new: dict[tuple, Computation]) -> tuple[dict[tuple, Compile
         else:
             KERNEL_COUNTS["loaded"] += 1
         objects.append((code, [name]))
-    engine = JitEngine()
-    engine.add_objects(objects)
+    engine = _engine_with_room()
+    fresh = {defined[0]: (code, defined) for code, defined in objects if not engine.defines(defined[0])}
+    engine.add_objects(list(fresh.values()))  # a kernel evicted and met again may still be in it
     return {fingerprint: CompiledKernel(name, _KERNEL_SIGNATURE(engine.function_address(name)), engine)
             for fingerprint, name in names.items()}, texts
+
+
+# Kernels share MCJIT engines, up to this many per engine: an engine (and the target machine
+# it owns) costs ~0.3 MiB, a kernel's code a few KiB. An engine is freed with the last kernel
+# and executable that hold it. The newest engine takes new kernels until it is full.
+_KERNELS_PER_ENGINE = 64
+_NEWEST_ENGINE: list[JitEngine] = []
+
+
+def _engine_with_room() -> JitEngine:
+    """The engine new kernels go into (the caller holds the compile lock)."""
+    if not _NEWEST_ENGINE or _NEWEST_ENGINE[0].function_count >= _KERNELS_PER_ENGINE:
+        _NEWEST_ENGINE[:] = [JitEngine()]
+    return _NEWEST_ENGINE[0]
 
 
 def _remember(kernels: dict[tuple, CompiledKernel]) -> None:
@@ -452,6 +470,7 @@ class CpuBackend:
     def clear_kernel_cache() -> None:
         """Forget compiled kernels (`la.clear_cache()`): the next modules compile theirs again."""
         _KERNELS.clear()
+        _NEWEST_ENGINE.clear()
         KERNEL_COUNTS.update(compiled=0, reused=0, loaded=0)
 
     @staticmethod

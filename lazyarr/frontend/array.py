@@ -374,7 +374,7 @@ class Array:
     def __array_namespace__(self, *, api_version=None):
         import lazyarr
 
-        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
             raise ValueError(f"unsupported array API version {api_version!r}")
         return lazyarr
 

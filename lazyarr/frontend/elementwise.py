@@ -16,12 +16,14 @@ import operator
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, make
+from ..hlo import Instruction, make, make_plain
+from ..hlo import get as get_op
 from ..shapes import broadcast_shapes
 from . import elements
 from .array import Array
 from .core import as_array, broadcast_to, convert, is_python_scalar, scalar_constant, wrap
 from .elements import Element
+from .ufunc import make_ufunc
 
 
 def _operand_dtype(value):
@@ -74,19 +76,18 @@ _PREPARED: dict[tuple, tuple] = {}
 def prepare(name: str, ufunc: np.ufunc, operands) -> tuple[list[Instruction], np.dtype]:
     """Resolve dtypes, convert and broadcast `operands`; return their nodes and the result dtype.
 
-    Hot (every recorded elementwise op): lazy arrays and Python scalars take a memoized plan."""
-    signature = [name]
+    Hot (every recorded elementwise op): lazy arrays and Python scalars take a plan memoized
+    under a flat key (name, then per operand its dtype and shape, or its Python type)."""
+    signature = (name,)
     for value in operands:
         kind = type(value)
         if kind is Array:
             node = value._node
-            signature.append(node.dtype)
-            signature.append(node.shape)
+            signature += (node.dtype, node.shape)
         elif kind in _WEAK_TYPES:
-            signature.append(kind)
+            signature += (kind,)
         else:
             return _prepare(name, ufunc, operands)
-    signature = tuple(signature)
     plan = _PREPARED.get(signature)
     if plan is None:
         nodes, result = _prepare(name, ufunc, operands)  # raises for bad input: nothing memoized
@@ -134,7 +135,10 @@ def _prepare(name: str, ufunc: np.ufunc, operands) -> tuple[list[Instruction], n
 
 
 def _op(hlo_name, **attrs):
-    return lambda *nodes: make(hlo_name, nodes, **attrs)
+    if attrs:
+        return lambda *nodes: make(hlo_name, nodes, **attrs)
+    opdef = get_op(hlo_name)
+    return lambda *nodes: make_plain(opdef, nodes)
 
 
 def _compare(direction):
@@ -330,9 +334,9 @@ def apply(name: str, *operands) -> Array:
     result = build(*nodes)
     if ufunc is np.power and dtypes.is_integer(result_dtype) and _is_negative_int(operands[1]) and result.size:
         raise ValueError(f"{name}: Integers to negative integer powers are not allowed.")  # empty: no element to refuse
-    if result.dtype != result_dtype:
+    if result.dtype is not result_dtype and result.dtype != result_dtype:
         result = convert(result, result_dtype)
-    return wrap(result)
+    return Array(result)
 
 
 def _is_negative_int(value) -> bool:
@@ -350,7 +354,7 @@ def _define(name):
             return apply(name, x1, x2)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"Lazy `numpy.{ufunc.__name__}`: same dtypes, broadcasting and values."
-    return function
+    return make_ufunc(name, ufunc, function)  # adds NumPy's ufunc methods (reduce, at, ...)
 
 
 add = _define("add")

@@ -1,10 +1,11 @@
 """NumPy's dispatch protocols: `np.exp(lazy)` and `np.sum(lazy)` stay lazy.
 
-`__array_ufunc__` maps a ufunc call (and the reductions/scans NumPy spells as ufunc methods)
-to lazyarr's function of the same name; `__array_function__` maps `np.<name>` (and
-`np.linalg.<name>`, `np.fft.<name>`) to `la.<name>`. What lazyarr does not implement (no such
-function, or a NotImplementedError for these arguments) falls back to NumPy on evaluated inputs
-and returns NumPy's (eager) result, so existing code keeps working.
+`__array_ufunc__` maps a ufunc call to lazyarr's function of the same name, and its methods
+(reduce, accumulate, reduceat, outer, at) to that function's ufunc methods (frontend/ufunc.py);
+`__array_function__` maps `np.<name>` (and `np.linalg.<name>`, `np.fft.<name>`) to `la.<name>`.
+What lazyarr does not implement (no such function, or a NotImplementedError for these
+arguments) falls back to NumPy on evaluated inputs and returns NumPy's (eager) result, so
+existing code keeps working.
 An `out=` argument evaluates and writes into the given NumPy array, as NumPy does.
 """
 
@@ -17,12 +18,13 @@ import numpy as np
 from . import elementwise
 from .array import Array
 
-# ufunc name -> lazyarr reduction for `ufunc.reduce` / `ufunc.accumulate`
-_REDUCE_METHODS = {
-    "add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
-    "logical_and": "all", "logical_or": "any",
+# ufunc method -> the keywords lazyarr's ufunc methods (frontend/ufunc.py) take
+_METHOD_KEYWORDS = {
+    "reduce": {"axis", "dtype", "keepdims", "initial", "where"},
+    "accumulate": {"axis", "dtype"},
+    "reduceat": {"axis", "dtype"},
+    "outer": set(),
 }
-_ACCUMULATE_METHODS = {"add": "cumsum", "multiply": "cumprod"}
 _NOT_DONE = object()
 
 
@@ -53,20 +55,25 @@ def _write_out(result, out):
 def _lazy_ufunc_call(ufunc, method, inputs, kwargs):
     """The lazy equivalent of `getattr(ufunc, method)(*inputs, **kwargs)`, or None."""
     name = ufunc.__name__
-    if method == "__call__" and not kwargs:
+    if method == "__call__" and set(kwargs) <= {"dtype"}:
+        # dtype= naming the dtype the call gives anyway (dask's `partial(np.add, dtype=...)`) stays lazy
         if name == "matmul":
-            return _namespace().matmul(*inputs)
-        if name in elementwise.UFUNCS:
-            return elementwise.apply(name, *inputs)
-        return None
-    if method == "reduce" and name in _REDUCE_METHODS and set(kwargs) <= {"axis", "keepdims"}:
-        return getattr(_namespace(), _REDUCE_METHODS[name])(*inputs, **{"axis": 0, **kwargs})
-    if method == "accumulate" and name in _ACCUMULATE_METHODS and set(kwargs) <= {"axis"}:
-        return getattr(_namespace(), _ACCUMULATE_METHODS[name])(*inputs, **{"axis": 0, **kwargs})
+            result = _namespace().matmul(*inputs)
+        elif name in elementwise.UFUNCS:
+            result = elementwise.apply(name, *inputs)
+        else:
+            return None
+        wanted = kwargs.get("dtype")
+        return result if wanted is None or np.dtype(wanted) == getattr(result, "dtype", None) else None
+    if method in _METHOD_KEYWORDS and name in elementwise.UFUNCS and set(kwargs) <= _METHOD_KEYWORDS[method]:
+        return getattr(getattr(elementwise, name), method)(*inputs, **kwargs)
     return None
 
 
 def array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
+    if method == "at" and ufunc.__name__ in elementwise.UFUNCS and not kwargs:
+        # in place on the lazy (or NumPy) first operand; NumPy's own at would update a copy
+        return getattr(elementwise, ufunc.__name__).at(*inputs)
     result = _lazy_ufunc_call(ufunc, method, inputs, kwargs)
     if result is None:
         result = getattr(ufunc, method)(*to_numpy(inputs), **to_numpy(kwargs))

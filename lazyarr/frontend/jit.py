@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import sys
 
 import numpy as np
 
@@ -173,6 +174,22 @@ class JittedFunction:
     def __get__(self, instance, owner=None):
         """As a method: bind the instance as the first argument (mark it static to use it)."""
         return self if instance is None else functools.partial(self, instance)
+
+    def __reduce__(self):
+        """Pickled by reference, never with its executables (dask ships functions to workers):
+        a module-level `@la.jit` function by its name, which the receiving process imports;
+        any other as `la.jit(wrapped function)` with the same static arguments. Each process
+        traces and compiles (or loads from the persistent compile cache) for itself."""
+        module = getattr(self, "__module__", None)
+        named = module not in (None, "__main__") and module in sys.modules
+        found = sys.modules[module] if named else None
+        for part in getattr(self, "__qualname__", "<locals>").split("."):
+            found = getattr(found, part, None)
+        if found is self:
+            return self.__qualname__
+        static = functools.partial(jit, static_argnums=self._statics.sorted_positions,
+                                   static_argnames=tuple(sorted(self._statics.names)))
+        return static, (self._fun,)
 
     # -- calls ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):

@@ -1,4 +1,4 @@
-"""The array API `linalg` extension (2024.12) with NumPy's `numpy.linalg` signatures, lazily.
+"""The array API `linalg` extension (2025.12) with NumPy's `numpy.linalg` signatures, lazily.
 
 Decompositions, inverses and solves are custom-calls (targets `linalg.*`, run by NumPy on the
 host), built here with NumPy's dtype rules: integers and bools become float64, float32 and
@@ -17,8 +17,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import dtypes
-from ..hlo import make
+from ..hlo import Instruction, make
 from ..hlo.ops.custom import custom_call_outputs
+from ..shapes import broadcast_shapes
 from . import elementwise
 from . import linalg as core
 from .array import Array
@@ -30,6 +31,11 @@ LinAlgError = np.linalg.LinAlgError
 
 
 class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class EigResult(NamedTuple):
     eigenvalues: Array
     eigenvectors: Array
 
@@ -142,6 +148,26 @@ def eigvalsh(x, /, UPLO="L") -> Array:  # noqa: N803
     return wrap(_call("linalg.eigvalsh", [_hermitian_operand("eigvalsh", x, UPLO)])[0])
 
 
+def eig(x, /) -> EigResult:
+    """Eigenvalues and eigenvectors (columns, unit norm) of general square matrices (2025.12).
+
+    Both are complex of x's precision (float32 -> complex64), as the array API says; NumPy
+    returns real arrays for a real matrix whose eigenvalues are all real, a dtype that depends
+    on the values, which a lazy array cannot have. Run by NumPy (LAPACK's geev) on the host.
+
+    >>> import lazyarr as la
+    >>> la.linalg.eig(la.asarray([[2.0, 0.0], [0.0, 3.0]])).eigenvalues.tolist()
+    [(2+0j), (3+0j)]
+    """
+    values, vectors = _call("linalg.eig", [stacked_matrices("eig", x, square=True)])
+    return EigResult(wrap(values), wrap(vectors))
+
+
+def eigvals(x, /) -> Array:
+    """Eigenvalues of general square matrices, complex of x's precision (2025.12; see `eig`)."""
+    return wrap(_call("linalg.eigvals", [stacked_matrices("eigvals", x, square=True)])[0])
+
+
 def qr(x, /, mode="reduced"):
     """QR factorization: QRResult(Q, R) for 'reduced' and 'complete'; R alone for 'r'."""
     array = stacked_matrices("qr", x)
@@ -172,32 +198,47 @@ def svdvals(x, /) -> Array:
     return wrap(_call("linalg.svdvals", [stacked_matrices("svdvals", x)])[0])
 
 
-def _scalar_tolerance(name: str, argument: str, value) -> float:
-    """A cutoff as a Python float; per-matrix cutoff arrays are not supported by the target."""
-    if isinstance(value, Array) or np.ndim(value) != 0:
-        raise NotImplementedError(f"{name}: {argument} must be a scalar; per-matrix arrays are not supported")
-    return float(value)
+def _tolerance_operand(name: str, argument: str, value, batch) -> Instruction:
+    """A per-matrix cutoff array as the target's second operand: float32/float64 kept (NumPy
+    multiplies in its dtype), float16 widened to float32, bools and integers to float64."""
+    tolerance = as_array(value, where=name)
+    if dtypes.is_complex(tolerance.dtype):
+        raise TypeError(f"{name}: {argument} must be real, got dtype {tolerance.dtype}")
+    try:
+        fits = broadcast_shapes(batch, tolerance.shape, where=name) == batch
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"{name}: {argument} of shape {tolerance.shape} must broadcast to the batch shape "
+            f"{batch} of the matrices"
+        )
+    if tolerance.dtype in (dtypes.float32, dtypes.float64):
+        return tolerance._node
+    return convert(tolerance._node, dtypes.float32 if tolerance.dtype == dtypes.float16 else dtypes.float64)
 
 
 def pinv(x, /, rcond=None, hermitian=False, *, rtol=NO_VALUE) -> Array:
     """Moore-Penrose pseudo-inverse, shape (..., N, M), with NumPy's cutoff rules.
 
     Without rcond/rtol NumPy's 1e-15 cutoff applies; rtol=None is the array API's
-    max(M, N) * eps. `hermitian` is accepted and computed with the general SVD.
+    max(M, N) * eps; an array (0-d, or one cutoff per matrix of the stack) applies per matrix,
+    as in NumPy. `hermitian` is accepted and computed with the general SVD.
     """
     array = stacked_matrices("pinv", x)
-    if rcond is None:
-        if rtol is NO_VALUE:
-            cutoff = None
-        elif rtol is None:
-            cutoff = max(array.shape[-2:]) * float(np.finfo(linalg_dtype("pinv", array)).eps)
-        else:
-            cutoff = _scalar_tolerance("pinv", "rtol", rtol)
-    elif rtol is not NO_VALUE:
+    if rcond is not None and rtol is not NO_VALUE:
         raise ValueError("pinv: `rtol` and `rcond` can't be both set.")
+    argument, tolerance = ("rcond", rcond) if rcond is not None else ("rtol", rtol)
+    if isinstance(tolerance, (Array, np.ndarray, np.generic, list, tuple)):  # NumPy's asarray(rtol)
+        dtype = linalg_dtype("pinv", array)
+        operands = [convert(array._node, dtype), _tolerance_operand("pinv", argument, tolerance, array.shape[:-2])]
+        return wrap(custom_call_outputs("linalg.pinv", operands)[0])
+    if tolerance is NO_VALUE:
+        options = {}
+    elif tolerance is None:
+        options = {"rtol": max(array.shape[-2:]) * float(np.finfo(linalg_dtype("pinv", array)).eps)}
     else:
-        cutoff = _scalar_tolerance("pinv", "rcond", rcond)
-    options = {} if cutoff is None else {"rtol": cutoff}
+        options = {"rtol": float(tolerance)}
     return wrap(_call("linalg.pinv", [array], **options)[0])
 
 
@@ -338,6 +379,7 @@ def trace(x, /, *, offset=0, dtype=None) -> Array:
 from .linalg_norms import matrix_norm, norm, vector_norm  # noqa: E402
 
 __all__ = [
+    "EigResult",
     "EighResult",
     "LinAlgError",
     "QRResult",
@@ -347,7 +389,9 @@ __all__ = [
     "cross",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "matmul",

@@ -30,6 +30,7 @@ from .manipulation_layout import (
     atleast_2d,
     atleast_3d,
     broadcast_arrays,
+    broadcast_shapes,
     broadcast_to,
     expand_dims,
     flip,
@@ -47,7 +48,8 @@ from .manipulation_repeating import diff, pad, repeat, roll, tile
 
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
-    "moveaxis", "expand_dims", "squeeze", "broadcast_to", "broadcast_arrays", "astype",
+    "moveaxis", "expand_dims", "squeeze", "broadcast_to", "broadcast_arrays", "broadcast_shapes",
+    "astype",
     "atleast_1d", "atleast_2d", "atleast_3d", "flip",
     "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
     "split", "array_split", "unstack",

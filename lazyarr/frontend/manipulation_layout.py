@@ -12,9 +12,9 @@ import operator
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, shapes
 from ..hlo import make
-from ..shapes import broadcast_shapes, normalize_axis
+from ..shapes import normalize_axis
 from .array import Array
 from .core import as_array, convert, wrap
 from .manipulation_nodes import (
@@ -29,7 +29,8 @@ from .views import make_view
 
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
-    "moveaxis", "expand_dims", "squeeze", "broadcast_to", "broadcast_arrays", "astype",
+    "moveaxis", "expand_dims", "squeeze", "broadcast_to", "broadcast_arrays", "broadcast_shapes",
+    "astype",
     "atleast_1d", "atleast_2d", "atleast_3d", "flip",
 ]
 
@@ -270,8 +271,21 @@ def broadcast_arrays(*args, subok=False) -> tuple[Array, ...]:
     [(3, 4), (3, 4)]
     """
     arrays = [as_array(value, where="broadcast_arrays") for value in args]
-    shape = broadcast_shapes(*(array.shape for array in arrays), where="broadcast_arrays")
+    shape = shapes.broadcast_shapes(*(array.shape for array in arrays), where="broadcast_arrays")
     return tuple(wrap(broadcast_node(array._node, shape, where="broadcast_arrays")) for array in arrays)
+
+
+def broadcast_shapes(*args) -> tuple[int, ...]:
+    """The shape that shapes `args` broadcast to (NumPy's, and the array API's since 2025.12);
+    an int stands for a 1-d shape, no shape gives (). A ValueError shows every shape.
+
+    >>> import lazyarr as la
+    >>> la.broadcast_shapes((3, 1), (4,), 4)
+    (3, 4)
+    """
+    return shapes.broadcast_shapes(
+        *(shapes.as_shape(shape, where="broadcast_shapes") for shape in args), where="broadcast_shapes"
+    )
 
 
 # -- reversal and dtype ----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ _KIND_GROUPS = {
 
 
 class NamespaceInfo:
-    """Capabilities, devices and dtypes of this namespace, as the array API 2024.12 defines."""
+    """Capabilities, devices and dtypes of this namespace, as the array API 2025.12 defines."""
 
     def capabilities(self) -> dict:
         return {
@@ -31,10 +31,10 @@ class NamespaceInfo:
         """The device of the default backend (`la.set_backend`), where new arrays go."""
         return default_device()
 
-    def devices(self) -> list[str]:
-        """The devices usable here: "cpu", and "gpu" where CuPy finds a GPU (asking loads
-        CuPy, once)."""
-        return usable_devices()
+    def devices(self) -> tuple[str, ...]:
+        """The devices usable here, a tuple (2025.12; a list before): "cpu", and "gpu" where
+        CuPy finds a GPU (asking loads CuPy, once)."""
+        return tuple(usable_devices())
 
     def default_dtypes(self, *, device=None) -> dict:
         _check_device(device)
@@ -46,11 +46,13 @@ class NamespaceInfo:
         }
 
     def dtypes(self, *, device=None, kind=None) -> dict:
+        """The array API's dtypes (of `kind`): float16 works in lazyarr but is not one of them."""
         _check_device(device)
+        standard = tuple(dtype for dtype in dtypes.ALL if dtype != dtypes.float16)
         if kind is None:
-            selected = dtypes.ALL
+            selected = standard
         else:
-            selected = tuple(d for d in dtypes.ALL if dtypes.isdtype(d, kind))
+            selected = tuple(d for d in standard if dtypes.isdtype(d, kind))
         return {str(dtype): dtype for dtype in selected}
 
 

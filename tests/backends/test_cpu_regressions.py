@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import lazyarr as la
 
@@ -149,3 +151,16 @@ def test_kernels_declare_their_buffers_disjoint_so_loops_need_no_overlap_checks(
     # The same buffer passed twice (read only) is fine: scopes only promise that writes and
     # reads never overlap, and outputs are fresh.
     assert_same(x * x + x, np.asarray(x) * np.asarray(x) + np.asarray(x))
+
+
+@given(size=st.integers(2, 300), fill=st.sampled_from([0, 1, 2.5]), kind=st.sampled_from(["sum", "all", "any", "max"]))
+def test_reductions_of_arrays_made_without_inputs_read_their_sizes(size, fill, kind):
+    # sum(ones(n)) has no parameter: only the fused broadcast inside the kernel has the size n,
+    # a placeholder read from the run's size vector. Native dispatch ran such kernels with an
+    # empty size vector (an empty loop: sum 0, all(ones(n) == 0) True; scikit-learn's
+    # `xp.all(sample_weight == 0)` check then refused every default weight).
+    made, expected = la.full(size, fill), np.full(size, fill)
+    if kind in ("all", "any"):
+        made, expected = made == 0, expected == 0
+    assert_same(getattr(la, kind)(made), getattr(np, kind)(expected))
+    assert_same(la.sum(la.ones((3, size)), axis=1), np.ones((3, size)).sum(axis=1))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -162,6 +162,18 @@ def broadcast_to_arguments(draw, dtype):
 def broadcast_arrays_arguments(draw, dtype):
     shapes_drawn = draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_side=0, max_side=4))
     return tuple(draw(arrays(dtype, st.just(shape))) for shape in shapes_drawn.input_shapes), {}
+
+
+@st.composite
+def broadcast_shapes_arguments(draw, dtype):
+    count = draw(st.integers(0, 3))
+    drawn = draw(hnp.mutually_broadcastable_shapes(num_shapes=max(count, 1), min_side=0, max_side=4))
+    return drawn.input_shapes[:count], {}
+
+
+def as_shape_array(function):
+    """broadcast_shapes' tuple as an int64 array, so that the table compares it as arrays."""
+    return lambda *shapes: np.asarray(function(*shapes), dtype=np.int64)
 
 
 @st.composite
@@ -360,6 +372,8 @@ RECORDS = [
     Record("squeeze", la.squeeze, np.squeeze, squeeze_arguments),
     Record("broadcast_to", la.broadcast_to, np.broadcast_to, broadcast_to_arguments),
     Record("broadcast_arrays", la.broadcast_arrays, np.broadcast_arrays, broadcast_arrays_arguments),
+    Record("broadcast_shapes", lambda *shapes: la.asarray(as_shape_array(la.broadcast_shapes)(*shapes)),
+           as_shape_array(np.broadcast_shapes), broadcast_shapes_arguments, dtypes=(np.dtype(np.int64),)),
     Record("astype", la.astype, quiet(np.astype), astype_arguments),
     Record("atleast_1d", la.atleast_1d, np.atleast_1d, atleast_arguments),
     Record("atleast_2d", la.atleast_2d, np.atleast_2d, atleast_arguments),
@@ -547,3 +561,65 @@ def test_astype_copy_false_returns_the_same_array():
     x = la.asarray([1, 2])
     assert la.astype(x, x.dtype, copy=False) is x
     assert la.astype(x, x.dtype) is not x
+
+
+# --- float -> integer casts of NaN, inf and out-of-range values ------------------------------------
+# C leaves them undefined; lazyarr gives NumPy's x86-64 values on every backend (README,
+# Differences from NumPy). NumPy's float -> uint32 loop is itself layout-dependent (its
+# vectorized body and its scalar loop for strided inputs and array tails differ), so NumPy's
+# answer here is its vectorized one: each value repeated 64 times, read from the middle.
+
+CAST_SOURCES = [np.dtype(name) for name in ("float16", "float32", "float64")]
+CAST_TARGETS = [np.dtype(name) for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")]
+
+
+def _cast_edges(source):
+    """NaN (both signs), infinities, -0.0, and every integer width's limits with neighbours."""
+    values = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.5, -0.5, -1.0]
+    for bits in (8, 16, 31, 32, 63, 64):
+        for limit in (2.0**bits, -(2.0**bits)):
+            values += [limit, limit - 1, limit + 1, limit - 0.5, limit + 0.5]
+    with np.errstate(over="ignore"):
+        exact = np.array(values).astype(source)
+    return list(exact) + [np.nextafter(value, direction, dtype=source)
+                          for value in exact for direction in (np.inf, -np.inf)]
+
+
+def numpy_vectorized_cast(values, target):
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.repeat(values.reshape(-1), 64).astype(target)[32::64].reshape(values.shape)
+
+
+@pytest.mark.parametrize("target", CAST_TARGETS, ids=str)
+@pytest.mark.parametrize("source", CAST_SOURCES, ids=str)
+@settings(max_examples=max(settings.default.max_examples // 2, 1))  # ci: 20 arrays of <= 36 values
+@given(data=st.data())
+def test_float_to_integer_casts_give_numpys_x86_64_values(source, target, data):
+    edges = st.sampled_from(_cast_edges(source)).map(source.type)
+    ordinary = hnp.from_dtype(source, allow_nan=True, allow_infinity=True)
+    values = data.draw(hnp.arrays(source, hnp.array_shapes(min_dims=0, max_dims=2, max_side=6),
+                                  elements=st.one_of(edges, ordinary)), label="values")
+    expected = numpy_vectorized_cast(values, target)
+    if target != np.uint32 or source == np.float16:  # NumPy agrees with itself on these
+        with np.errstate(invalid="ignore", over="ignore"):
+            np.testing.assert_array_equal(expected, values.astype(target), strict=True)
+    previous = la.get_backend_name()
+    try:
+        for backend in ("cpu", "interpreter"):
+            la.set_backend(backend)
+            assert_same(la.astype(la.asarray(values), target), expected)
+            negated = la.astype(-la.asarray(values), target)  # a computed operand, fused on the CPU
+            assert_same(negated, numpy_vectorized_cast(-values, target))
+    finally:
+        la.set_backend(previous)
+
+
+def test_float_to_uint32_differs_from_numpys_scalar_loop():
+    """README, Differences from NumPy: NumPy's scalar loop (0-d and strided inputs, array tails)
+    converts to uint32 through int64 (2**32 + 5 -> 5, NaN -> 0); lazyarr always gives its
+    vectorized loop's value (0 and 2**31)."""
+    values = np.array([2.0**32 + 5, np.nan])
+    with np.errstate(invalid="ignore"):
+        assert [int(np.array(value).astype(np.uint32)) for value in values] == [5, 0]
+    assert la.astype(la.asarray(values), la.uint32).tolist() == [0, 2**31]
+    assert la.astype(la.asarray(values), la.uint32).tolist() == numpy_vectorized_cast(values, np.uint32).tolist()

@@ -108,6 +108,23 @@ def _solve_inputs(data):
     return [coefficients, right_side], {}
 
 
+def _pinv_inputs(data):
+    """A general stack; the cutoff omitted, a scalar option, or an operand (float32 or float64)
+    whose shape broadcasts to the batch shape (fewer axes, or 1 for some of them)."""
+    operand = _general(data)
+    batch = operand.shape[:-2]
+    form = data.draw(st.sampled_from(["omitted", "option", "operand"]))
+    if form == "omitted":
+        return [operand], {}
+    if form == "option":
+        return [operand], {"rtol": data.draw(st.floats(0.0, 0.5))}
+    kept = batch[len(batch) - data.draw(st.integers(0, len(batch))):]
+    shape = tuple(size if data.draw(st.booleans()) else 1 for size in kept)
+    dtype = data.draw(st.sampled_from(REAL_FLOAT_DTYPES))
+    tolerance = data.draw(hnp.arrays(dtype, shape, elements=st.floats(0.0, 0.5, width=dtype.itemsize * 8)))
+    return [operand, tolerance], {}
+
+
 def _fft_inputs(real_only, dimensions):
     """An operand of rank 1..3 and valid-looking options; a transform length of 0 may be drawn
     on purpose (an empty axis, or irfft of length 1) to check infer refuses what NumPy refuses."""
@@ -193,10 +210,95 @@ def _sorted_values(values, options):
     return (np.take_along_axis(values[0], _stable_order(values[0], options), options["axis"]),)
 
 
+def _complex(function):
+    """The NumPy call of a linalg.eig-like target: NumPy's real results for real spectra cast to
+    complex of the same precision (the array API's dtype, which does not depend on values)."""
+    def call(values, options):
+        results = function(values[0])
+        results = results if isinstance(results, tuple) else (results,)
+        dtype = np.result_type(values[0].dtype, np.complex64)
+        return tuple(np.asarray(result).astype(dtype) for result in results)
+
+    return call
+
+
 def _pinv_call(values, options):
+    if len(values) == 2:
+        return (np.linalg.pinv(values[0], rtol=values[1]),)
     if "rtol" in options:
         return (np.linalg.pinv(values[0], rtol=options["rtol"]),)
     return (np.linalg.pinv(values[0]),)
+
+
+# ufunc-method targets take operands already in the dtype NumPy's loop keeps (float32/float64)
+UFUNC_FOLDS = ["subtract", "divide", "power", "arctan2", "hypot", "logaddexp", "maximum", "fmin"]
+UFUNC_AT = ["add", "multiply", "subtract", "maximum", "negative", "sqrt"]
+small_shapes = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3)
+
+
+def _float_array(data, shape):
+    dtype = data.draw(st.sampled_from(REAL_FLOAT_DTYPES))
+    return data.draw(hnp.arrays(dtype, shape, elements=elements(dtype)))
+
+
+def _ufunc_reduce_inputs(data):
+    """Any axes (several on a non-reorderable fold, or an empty one without initial, are drawn
+    on purpose: infer refuses them as NumPy does), keepdims, initial and where as operands."""
+    value = _float_array(data, small_shapes)
+    axes = data.draw(st.lists(st.integers(0, max(value.ndim - 1, 0)), unique=True, max_size=value.ndim))
+    options = {"ufunc": data.draw(st.sampled_from(UFUNC_FOLDS)), "axes": tuple(sorted(axes)),
+               "keepdims": data.draw(st.booleans())}
+    operands = [value]
+    if data.draw(st.booleans()):
+        operands.append(np.asarray(data.draw(elements(value.dtype)), value.dtype))
+        options["initial"] = True
+    elif data.draw(st.booleans()):
+        options["identity"] = False  # NumPy's initial=None: fold from the first element
+    if data.draw(st.booleans()):
+        operands.append(data.draw(hnp.arrays(np.bool_, value.shape)))
+        options["where"] = True
+    return operands, options
+
+
+def _ufunc_reduce_call(values, options):
+    rest, keywords = list(values[1:]), {}
+    if options.get("initial"):
+        keywords["initial"] = rest.pop(0)[()]
+    elif not options.get("identity", True):
+        keywords["initial"] = None
+    if options.get("where"):
+        keywords["where"] = rest.pop(0)
+    ufunc = getattr(np, options["ufunc"])
+    return (ufunc.reduce(values[0], axis=options["axes"], keepdims=options["keepdims"], **keywords),)
+
+
+def _ufunc_axis_inputs(data, with_indices=False):
+    value = _float_array(data, hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=3))
+    axis = data.draw(st.integers(0, value.ndim - 1))
+    operands = [value]
+    if with_indices:
+        size = value.shape[axis]
+        indices = data.draw(st.lists(st.integers(0, size - 1), max_size=4)) if size else []
+        operands.append(np.array(indices, np.int64))
+    return operands, {"ufunc": data.draw(st.sampled_from(UFUNC_FOLDS)), "axis": axis}
+
+
+def _ufunc_at_inputs(data):
+    """a, flat positions into it (repeats included), and b of the positions' shape."""
+    operand = _float_array(data, small_shapes)
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=2, min_side=0, max_side=4)) if operand.size else (0,)
+    positions = data.draw(hnp.arrays(np.int64, shape, elements=st.integers(0, max(operand.size - 1, 0))))
+    name = data.draw(st.sampled_from(UFUNC_AT))
+    operands = [operand, positions]
+    if getattr(np, name).nin == 2:
+        operands.append(_float_array(data, st.just(shape)))
+    return operands, {"ufunc": name}
+
+
+def _ufunc_at_call(values, options):
+    result = values[0].copy()
+    getattr(np, options["ufunc"]).at(result.reshape(-1), *values[1:])
+    return (result,)
 
 
 boolean_or_omitted = st.sampled_from([None, False, True])
@@ -215,6 +317,8 @@ RECORDS = [
     TargetRecord("linalg.slogdet", _one(_square), _several(np.linalg.slogdet)),
     TargetRecord("linalg.eigh", _one(_positive_definite), _several(np.linalg.eigh)),
     TargetRecord("linalg.eigvalsh", _one(_positive_definite), _single(np.linalg.eigvalsh)),
+    TargetRecord("linalg.eig", _one(_square), _complex(np.linalg.eig)),
+    TargetRecord("linalg.eigvals", _one(_square), _complex(np.linalg.eigvals)),
     TargetRecord(
         "linalg.qr", _one(_general, mode=st.sampled_from([None, "reduced", "complete"])),
         lambda values, options: tuple(np.linalg.qr(values[0], mode=options.get("mode", "reduced"))),
@@ -226,7 +330,7 @@ RECORDS = [
         ),
     ),
     TargetRecord("linalg.svdvals", _one(_general), _single(np.linalg.svdvals)),
-    TargetRecord("linalg.pinv", _one(_general, rtol=tolerance_or_omitted), _pinv_call),
+    TargetRecord("linalg.pinv", _pinv_inputs, _pinv_call),
     TargetRecord(
         "linalg.matrix_rank", _one(_general, rtol=tolerance_or_omitted),
         lambda values, options: (np.linalg.matrix_rank(values[0], rtol=options.get("rtol")),),
@@ -241,6 +345,16 @@ RECORDS = [
     _fft_record("fft.ifftn"),
     _fft_record("fft.rfftn", real_only=True),
     _fft_record("fft.irfftn"),
+    TargetRecord("ufunc.reduce", _ufunc_reduce_inputs, _ufunc_reduce_call),
+    TargetRecord(
+        "ufunc.accumulate", _ufunc_axis_inputs,
+        lambda values, options: (getattr(np, options["ufunc"]).accumulate(values[0], axis=options["axis"]),),
+    ),
+    TargetRecord(
+        "ufunc.reduceat", lambda data: _ufunc_axis_inputs(data, with_indices=True),
+        lambda values, options: (getattr(np, options["ufunc"]).reduceat(*values, axis=options["axis"]),),
+    ),
+    TargetRecord("ufunc.at", _ufunc_at_inputs, _ufunc_at_call),
 ]
 
 
@@ -304,6 +418,11 @@ ERROR_CASES = [
     ("linalg.qr", [((3, 2), f64)], {"mode": "r"}, ["mode", "'r'"]),
     ("linalg.svd", [((3, 2), f64)], {"full_matrices": 1}, ["full_matrices", "bool"]),
     ("linalg.pinv", [((3, 2), f64)], {"rtol": -1.0}, ["rtol", "-1.0"]),
+    ("linalg.pinv", [((2, 3, 2), f64), ((4,), f64)], {}, ["batch shape (2,)", "f64[4]"]),
+    ("linalg.pinv", [((3, 2), f64), ((), c64)], {}, ["real", "c64[]"]),
+    ("linalg.pinv", [((3, 2), f64), ((), f64)], {"rtol": 0.5}, ["both"]),
+    ("linalg.eig", [((2, 3), f64)], {}, ["square", "f64[2, 3]"]),
+    ("linalg.eigvals", [((2, 2), f16)], {}, ["float16"]),
     ("linalg.cholesky", [((2, 2), f64)], {"lower": True}, ["unknown option", "lower"]),
     ("fft.fft", [((4, 5), f64)], {"axis": 2}, ["axis 2", "f64[4, 5]"]),
     ("fft.fft", [((4,), f64)], {}, ["axis is required"]),
@@ -323,6 +442,15 @@ ERROR_CASES = [
     ("fft.fft", [((4,), f64)], {"axis": 0, "n": None}, ["omit it", "None"]),
     ("fft.fftn", [((4,), f64)], {"axes": (0,), "s": None}, ["omit s", "None"]),
     ("linalg.matrix_rank", [((2, 2), f64)], {"rtol": None}, ["omit it", "None"]),
+    ("ufunc.reduce", [((3,), i64)], {"ufunc": "divide", "axes": (0,)}, ["int64", "computes in float64"]),
+    ("ufunc.reduce", [((2, 2), f64)], {"ufunc": "subtract", "axes": (0, 1)}, ["not reorderable"]),
+    ("ufunc.reduce", [((0,), f64)], {"ufunc": "power", "axes": (0,)}, ["no identity", "initial"]),
+    ("ufunc.reduce", [((3,), f64)], {"ufunc": "sin", "axes": (0,)}, ["not a binary ufunc"]),
+    ("ufunc.accumulate", [((3,), f64)], {"ufunc": "no_such_ufunc", "axis": 0}, ["'no_such_ufunc'"]),
+    ("ufunc.accumulate", [((3,), f64)], {"ufunc": "add", "axis": 1}, ["axes (1,)"]),
+    ("ufunc.reduceat", [((3,), f64), ((2,), f32)], {"ufunc": "add", "axis": 0}, ["1-d int64", "float32"]),
+    ("ufunc.at", [((3,), f64), ((2,), f64), ((2,), f64)], {"ufunc": "add"}, ["int64", "float64"]),
+    ("ufunc.at", [((3,), f64), ((2,), i64), ((3,), f64)], {"ufunc": "add"}, ["positions' shape"]),
 ]
 
 

@@ -265,6 +265,11 @@ def test_convert_every_pair_is_numpys_astype(source):
                 expected = operand.real.astype(target)  # astype's value, without its ComplexWarning
             else:
                 expected = operand.astype(target)
+            if source.kind in "fc" and target.kind in "iu":
+                # NaN/inf/out of range: NumPy's vectorized loop's value (its scalar loop, which a
+                # strided `.real` takes, differs for uint32; README, Differences from NumPy)
+                real = operand.real if source.kind == "c" else operand
+                expected = np.repeat(real, 64).astype(target)[32::64]
         root, value = run(lambda x: make("convert", [x], dtype=target), operand)
         assert_exact(root, value, expected)
 

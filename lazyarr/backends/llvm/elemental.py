@@ -217,8 +217,65 @@ def narrow_float(builder: ir.IRBuilder, value, target_type: ir.Type):
     return builder.fptrunc(single_value, target_type)
 
 
+def _truncate_or_minimum(builder: ir.IRBuilder, value, bits: int):
+    """x86-64's cvttss2si/cvttsd2si: `value` truncated to a signed `bits`-bit integer, or the
+    "integer indefinite" INT_MIN when it is NaN or its truncation is out of range.
+
+    The range test is `-2**(bits-1) <= value < 2**(bits-1)` (both bounds are floats of every
+    width); values just below the lower bound truncate to INT_MIN anyway. fptosi is only given
+    in-range values (LLVM makes it poison otherwise), then a select puts INT_MIN back.
+    """
+    limit = 2.0 ** (bits - 1)
+    integer_type = ir.IntType(bits)
+    inside = builder.and_(
+        builder.fcmp_ordered(">=", value, ir.Constant(value.type, -limit)),
+        builder.fcmp_ordered("<", value, ir.Constant(value.type, limit)),
+    )
+    safe = builder.select(inside, value, ir.Constant(value.type, 0.0))
+    truncated = builder.fptosi(safe, integer_type)
+    return builder.select(inside, truncated, ir.Constant(integer_type, 1 << (bits - 1)))
+
+
+def _unsigned_by_halves(builder: ir.IRBuilder, value, bits: int):
+    """The unsigned conversion C compilers emit on x86-64 (and NumPy's casts run): values from
+    2**(bits-1) up convert `value - 2**(bits-1)` and set the top bit back, others convert as
+    signed. The subtraction is exact where it matters (Sterbenz: value <= 2**bits)."""
+    half = ir.Constant(value.type, 2.0 ** (bits - 1))
+    high = builder.fcmp_ordered(">=", value, half)
+    shifted = builder.fsub(builder.select(high, value, half), half)
+    top_bit = ir.Constant(ir.IntType(bits), 1 << (bits - 1))
+    upper = builder.xor(_truncate_or_minimum(builder, shifted, bits), top_bit)
+    return builder.select(high, upper, _truncate_or_minimum(builder, value, bits))
+
+
+def float_to_integer(builder: ir.IRBuilder, value, source, target):
+    """NumPy's float -> integer astype as it computes on x86-64, for every value: NaN, inf and
+    out-of-range floats give what NumPy's loops give there (C leaves them undefined).
+
+    Through int32 for int8/16/32 and uint8/16 (then wrapped: NaN -> 0 for int8), through
+    int64 for int64 (NaN -> INT64_MIN), by halves for uint64 (NaN -> 2**63); uint32 by halves
+    of 32 bits as NumPy's vectorized loop does (NaN -> 2**31; its scalar loop, used for
+    strided inputs and array tails, differs: README, Differences from NumPy), except from
+    float16, which NumPy converts through int64 (NaN -> 0). The interpreter's reference is the
+    same rule (hlo/ops/elementwise.py); `tests/frontend/test_manipulation.py` holds every pair
+    to NumPy.
+    """
+    if isinstance(value.type, ir.HalfType):
+        value = builder.fpext(value, ir.FloatType())  # exact
+    target_type = value_type(target)
+    if target == dtypes.uint64:
+        return _unsigned_by_halves(builder, value, 64)
+    if target == dtypes.uint32 and source != dtypes.float16:
+        return _unsigned_by_halves(builder, value, 32)
+    if target == dtypes.int64 or target == dtypes.uint32:
+        wide = _truncate_or_minimum(builder, value, 64)
+    else:
+        wide = _truncate_or_minimum(builder, value, 32)
+    return builder.trunc(wide, target_type) if target_type.width < wide.type.width else wide
+
+
 def convert_value(ctx: EmitContext, value, source, target):
-    """NumPy's astype for one element; float -> int saturates (NumPy leaves it undefined)."""
+    """NumPy's astype for one element (float -> int as NumPy computes it on x86-64)."""
     builder = ctx.builder
     if source == target:
         return value
@@ -238,10 +295,7 @@ def convert_value(ctx: EmitContext, value, source, target):
             value, wide_type)
         return builder.fptrunc(widened, target_type) if wide_type is not target_type else widened
     if dtypes.is_floating(source):
-        name = "llvm.fptosi.sat" if dtypes.is_signed_integer(target) else "llvm.fptoui.sat"
-        signature = ir.FunctionType(target_type, [value.type])
-        function = ctx.module.declare_intrinsic(name, [target_type, value.type], signature)
-        return builder.call(function, [value])
+        return float_to_integer(builder, value, source, target)
     width, target_width = value.type.width, target_type.width
     if target_width < width:
         return builder.trunc(value, target_type)

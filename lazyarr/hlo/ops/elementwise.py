@@ -458,11 +458,51 @@ register(OpDef(
 ))
 
 
+def _truncate_or_minimum(values, bits):
+    """x86-64's cvttsd2si on float64 values: truncation, or INT_MIN for NaN and out of range."""
+    limit = 2.0 ** (bits - 1)
+    inside = (values >= -limit) & (values < limit)
+    return np.where(inside, np.trunc(np.where(inside, values, 0.0)), -limit).astype(np.int64)
+
+
+def _unsigned_by_halves(values, bits):
+    """The unsigned conversion x86-64 compilers emit: from 2**(bits-1) up, convert the value
+    less 2**(bits-1) and set the top bit back."""
+    half = 2.0 ** (bits - 1)
+    high = values >= half
+    upper = _truncate_or_minimum(np.where(high, values - half, 0.0), bits) ^ np.int64(-(2 ** (bits - 1)))
+    return np.where(high, upper, _truncate_or_minimum(values, bits))
+
+
+def float_to_integer(operand: np.ndarray, target: np.dtype) -> np.ndarray:
+    """NumPy's float -> integer astype as it computes on x86-64, whatever the layout.
+
+    C leaves NaN, inf and out-of-range casts undefined; NumPy's x86-64 loops give INT_MIN of
+    int32 (then wrapped) for int8/16/32 and uint8/16, INT64_MIN for int64, 2**63 for uint64
+    (by halves), and for uint32 a layout-dependent value: this is its vectorized loop's (by
+    halves of 32 bits), except from float16 (through int64). The CPU backend emits the same
+    (backends/llvm/elemental.py `float_to_integer`).
+    """
+    values = operand.astype(np.float64)  # exact for every float dtype
+    with np.errstate(invalid="ignore"):
+        if target == dtypes.uint64:
+            result = _unsigned_by_halves(values, 64)
+        elif target == dtypes.uint32 and operand.dtype != dtypes.float16:
+            result = _unsigned_by_halves(values, 32)
+        elif target in (dtypes.int64, dtypes.uint32):
+            result = _truncate_or_minimum(values, 64)
+        else:
+            result = _truncate_or_minimum(values, 32)
+    return result.astype(target)  # integer -> integer wraps
+
+
 def _convert_reference(values, attrs):
     (operand,) = values
     target = attrs["dtype"]
     if dtypes.is_complex(operand.dtype) and not dtypes.is_complex(target) and target != dtypes.bool_:
         operand = operand.real  # as NumPy's astype (without its ComplexWarning); bool is z != 0
+    if dtypes.is_floating(operand.dtype) and dtypes.is_integer(target):
+        return float_to_integer(operand, target)
     with np.errstate(all="ignore"):
         return np.asarray(operand.astype(target))
 

@@ -1,3 +1,3 @@
 """custom-call targets, one module per family; importing this package registers them all."""
 
-from . import fft, linalg, sorting  # noqa: F401
+from . import fft, linalg, sorting, ufunc_methods  # noqa: F401

@@ -1,10 +1,12 @@
-"""Linear-algebra targets: the array API's `linalg` extension (2024.12), run by NumPy.
+"""Linear-algebra targets: the array API's `linalg` extension (2025.12), run by NumPy.
 
 Every target takes stacks of matrices `(..., M, N)` as NumPy does. Operands must be float32,
 float64, complex64 or complex128: NumPy upcasts integers to float64 and refuses float16, and
 the frontend converts before it builds the call, so the targets stay strict (as XLA's ops are;
 `linalg.solve` also wants equal dtypes). Results keep the operand's precision (NumPy's float32
-linalg returns float32); eigenvalues, singular values and log-determinants are real.
+linalg returns float32); eigenvalues, singular values and log-determinants are real, except
+those of `linalg.eig`/`linalg.eigvals`, which are complex (the array API's rule: NumPy's real
+results for real spectra are cast).
 `infer` computes every output's shape and dtype from operand shapes and dtypes alone; the
 implementation casts NumPy's results to what `infer` says, so the two can never disagree.
 """
@@ -228,6 +230,36 @@ _register(
 )
 
 
+def _complex_of(dtype):
+    """The complex dtype of `dtype`'s precision (float32 -> complex64)."""
+    return dtypes.complex64 if dtype in (dtypes.float32, dtypes.complex64) else dtypes.complex128
+
+
+def _eig_infer(operands, options):
+    operand, (shape, _) = _eigenvalues("linalg.eig", operands)
+    return [(shape, _complex_of(operand.dtype)), (tuple(operand.shape), _complex_of(operand.dtype))]
+
+
+_register(
+    "linalg.eig", (), _eig_infer,
+    lambda values, options: tuple(np.linalg.eig(values[0])),
+    "(eigenvalues, eigenvectors) of general square matrices, both complex (columns of the "
+    "second are the unit-norm eigenvectors); NaN or inf raises LinAlgError when evaluated.",
+)
+
+
+def _eigvals_infer(operands, options):
+    operand, (shape, _) = _eigenvalues("linalg.eigvals", operands)
+    return [(shape, _complex_of(operand.dtype))]
+
+
+_register(
+    "linalg.eigvals", (), _eigvals_infer,
+    lambda values, options: (np.linalg.eigvals(values[0]),),
+    "Eigenvalues of general square matrices, complex; shape (..., M).",
+)
+
+
 def _qr_infer(operands, options):
     name = "linalg.qr"
     (operand,) = _operands(name, operands, 1)
@@ -282,13 +314,30 @@ _register(
 
 def _pinv_infer(operands, options):
     name = "linalg.pinv"
-    (operand,) = _operands(name, operands, 1)
-    batch, rows, columns = _matrices(name, operand)
+    operands = _operands(name, operands, 2 if len(operands) == 2 else 1)
+    batch, rows, columns = _matrices(name, operands[0])
     _tolerance_option(name, options)
-    return [(batch + (columns, rows), operand.dtype)]
+    if len(operands) == 2:
+        tolerance = operands[1]
+        if "rtol" in options:
+            raise HloError(f"{name}: rtol given both as operand 1 and as an option ({describe(operands)})")
+        if tolerance.dtype not in (dtypes.float32, dtypes.float64):
+            raise HloError(f"{name}: operand 1 (rtol) must be real, got {describe(operands)}")
+        try:
+            broadcast = shapes.broadcast_shapes(batch, tuple(tolerance.shape), where=name)
+        except ValueError:
+            broadcast = None
+        if broadcast != batch:
+            raise HloError(
+                f"{name}: operand 1 (rtol) must broadcast to the batch shape {batch}, got "
+                f"{describe(operands)}"
+            )
+    return [(batch + (columns, rows), operands[0].dtype)]
 
 
 def _pinv(values, options):
+    if len(values) == 2:
+        return (np.linalg.pinv(values[0], rtol=values[1]),)
     tolerance = _tolerance_option("linalg.pinv", options)
     if tolerance is None:
         return (np.linalg.pinv(values[0]),)
@@ -299,7 +348,8 @@ _register(
     "linalg.pinv", ("rtol",), _pinv_infer, _pinv,
     "Moore-Penrose pseudo-inverse, shape (..., N, M). Without options['rtol'] it is "
     "np.linalg.pinv(x) (cutoff 1e-15); the array API's rtol=None (max(M, N) * eps) is "
-    "the frontend's to compute and pass.",
+    "the frontend's to compute and pass. A per-matrix rtol is operand 1 (float32 or "
+    "float64, broadcasting to the batch shape).",
 )
 
 
