@@ -12,6 +12,12 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, settings
 
+# SciPy reads SCIPY_ARRAY_API once, when it is first imported, and scikit-learn's array API
+# dispatch refuses to start without it; tests/clients/ run SciPy and scikit-learn on lazyarr. Set
+# here, in the first file pytest loads, because a conftest or module under tests/clients/ would be
+# too late once any earlier test module had imported SciPy. Harmless for NumPy inputs.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 # The persistent compile cache never touches the user's cache directory from the suite: this
 # process and every subprocess it starts use a fresh directory. In this process it is off
 # (tests count compiles); tests/test_persistent_cache.py turns it on where it is the subject.
