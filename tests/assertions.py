@@ -19,3 +19,16 @@ def assert_identical(got, want):
         for got_part, want_part in parts:
             zeros = want_part == 0
             assert np.array_equal(np.signbit(got_part[zeros]), np.signbit(want_part[zeros]))
+
+
+def outcome(function):
+    """(result, None) or (None, exception kind): NumPy and lazyarr must agree on either.
+
+    NumPy's casting errors are private TypeError subclasses: the public kind is compared."""
+    try:
+        with np.errstate(all="ignore"):
+            return function(), None
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError) as error:
+        kind = next(kind for kind in (OverflowError, ZeroDivisionError, TypeError, ValueError)
+                    if isinstance(error, kind))
+        return None, kind

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import lazyarr as la
 from lazyarr.frontend.elements import Element
-from tests.assertions import assert_identical
+from tests.assertions import assert_identical, outcome
 from tests.strategies import ALL_DTYPES, arrays, elements, nonempty_shapes
 
 
@@ -69,17 +69,6 @@ def test_basic_keys_of_evaluated_arrays_read_as_numpy_does(data):
 OPERATIONS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
               operator.mod, operator.pow, operator.lt, operator.le, operator.eq, operator.ne,
               operator.gt, operator.ge, operator.and_, operator.or_, operator.xor]
-
-
-def outcome(function):
-    """(result, None) or (None, error kind): NumPy and lazyarr must agree on either."""
-    try:
-        with np.errstate(all="ignore"):
-            return function(), None
-    except (TypeError, ValueError, OverflowError, ZeroDivisionError) as error:
-        kind = next(kind for kind in (OverflowError, ZeroDivisionError, TypeError, ValueError)
-                    if isinstance(error, kind))
-        return None, kind
 
 
 @given(st.data())

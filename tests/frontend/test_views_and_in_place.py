@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import lazyarr as la
-from tests.assertions import assert_identical
+from tests.assertions import assert_identical, outcome
 
 IN_PLACE = ["+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|=", "^=", "<<=", ">>="]
 OPERAND_DTYPES = [np.bool_, np.int8, np.int32, np.int64, np.uint8, np.float32, np.float64]
@@ -26,18 +26,6 @@ def apply_in_place(target, operator: str, other):
     namespace = {"target": target, "other": other}
     exec(f"target {operator} other", namespace)  # the statement itself, not a function call
     return namespace["target"]
-
-
-def outcome(function):
-    """(result, None) or (None, exception type): both libraries must agree on either."""
-    try:
-        with np.errstate(all="ignore"):
-            return function(), None
-    except (TypeError, ValueError, OverflowError, ZeroDivisionError) as error:
-        # NumPy's casting errors are private TypeError subclasses: compare the public kind.
-        kind = next(kind for kind in (OverflowError, ZeroDivisionError, TypeError, ValueError)
-                    if isinstance(error, kind))
-        return None, kind
 
 
 small_values = st.integers(-3, 3)
