@@ -70,6 +70,16 @@ def cpu_backend():
     lazyarr.set_backend(previous)
 
 
+@pytest.fixture(scope="module")
+def interpreter_backend_for_module():
+    """A whole test module on the interpreter backend (hypothesis tables whose every example is a
+    new graph: compiling each on the CPU would be too slow for CI); restored after."""
+    previous = lazyarr.get_backend_name()
+    lazyarr.set_backend("interpreter")
+    yield
+    lazyarr.set_backend(previous)
+
+
 @pytest.fixture
 def fresh_cpu_cache(cpu_backend):
     """The CPU backend with empty executable and kernel caches, for tests that count compiles."""

@@ -23,12 +23,7 @@ vectors = hnp.array_shapes(min_dims=1, max_dims=1, min_side=0, max_side=8)
 matrices = hnp.array_shapes(min_dims=2, max_dims=2, min_side=0, max_side=5)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def interpreter():
-    previous = la.get_backend_name()
-    la.set_backend("interpreter")
-    yield
-    la.set_backend(previous)
+pytestmark = pytest.mark.usefixtures("interpreter_backend_for_module")
 
 
 def assert_same(got, expected):

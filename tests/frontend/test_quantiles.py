@@ -24,12 +24,7 @@ nonempty = hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=5)
 any_sides = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def interpreter():
-    previous = la.get_backend_name()
-    la.set_backend("interpreter")
-    yield
-    la.set_backend(previous)
+pytestmark = pytest.mark.usefixtures("interpreter_backend_for_module")
 
 
 def numpy_result(function, *args, **kwargs):

@@ -165,8 +165,13 @@ def test_reduce_matches_numpy(family, data):
     arguments = _reduce_arguments(data, name, value)
     if family == "sum-prod" and "where" in arguments:
         arguments.pop("initial", None)  # NumPy sums masked floats in its own order: keep it short
-    expected, error = call_numpy(numpy_ufunc(name).reduce, value, **arguments)
-    method = getattr(la, name).reduce
+    _check_method(name, "reduce", value, arguments)
+
+
+def _check_method(name: str, method_name: str, value, arguments) -> None:
+    """`la.<name>.<method_name>(value, **arguments)` gives NumPy's result, or raises NumPy's error."""
+    expected, error = call_numpy(getattr(numpy_ufunc(name), method_name), value, **arguments)
+    method = getattr(getattr(la, name), method_name)
     event("NumPy raises" if error is not None else "values compared")
     if error is not None:
         with pytest.raises(error):
@@ -203,15 +208,7 @@ def test_accumulate_matches_numpy(family, data):
     dtype_argument = _dtype_argument(data, value.dtype)
     if dtype_argument is not None:
         arguments["dtype"] = dtype_argument
-    expected, error = call_numpy(numpy_ufunc(name).accumulate, value, **arguments)
-    method = getattr(la, name).accumulate
-    event("NumPy raises" if error is not None else "values compared")
-    if error is not None:
-        with pytest.raises(error):
-            evaluate(lambda: method(la.asarray(value), **arguments))
-        return
-    result, _ = evaluate(lambda: method(la.asarray(value), **arguments))
-    _assert_matches(name, value, result, expected)
+    _check_method(name, "accumulate", value, arguments)
 
 
 # --- outer and reduceat ------------------------------------------------------------------------
