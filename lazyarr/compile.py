@@ -10,6 +10,7 @@ module text.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
@@ -59,38 +60,58 @@ def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scala
     leaf_positions: list[int] = []
     buffers: list = []
     signature: list[tuple] = []
+    # One pass per node: a node is pushed, then its operands on top of it (leftmost last, so it
+    # is walked first), and when it comes back as `(node,)` its operands have positions.
     for root in outputs:
         stack = [root]
         while stack:
-            node = stack[-1]
-            if id(node) in position:
-                stack.pop()
-                continue
-            buffer = bound(node)
-            if buffer is None and node.op is _CONSTANT and lift_scalars:
-                if lift_constants and node.size > _LIFTED_CONSTANT_ELEMENTS:
-                    buffer = node.attr("literal").array
+            node = stack.pop()
+            if type(node) is tuple:
+                node = node[0]
+                if id(node) in position:
+                    continue
+                operands = node.operands
+                if len(operands) == 1:
+                    signature.append((node._local, position[id(operands[0])]))
+                elif len(operands) == 2:
+                    signature.append((node._local, position[id(operands[0])], position[id(operands[1])]))
                 else:
-                    buffer = _lifted_scalar(node)
-            operands = node.operands
-            if buffer is not None:
+                    signature.append((node._local, *[position[id(operand)] for operand in operands]))
+            else:
+                if id(node) in position:
+                    continue
+                buffer = bound(node)
+                if buffer is not None and node.operands and _recomputed_view(node, buffer, bound):
+                    buffer = None
+                if buffer is None and node.op is _CONSTANT and lift_scalars:
+                    if lift_constants and node.size > _LIFTED_CONSTANT_ELEMENTS:
+                        buffer = node.attr("literal").array
+                    else:
+                        buffer = _lifted_scalar(node)
+                if buffer is None:
+                    operands = node.operands
+                    if not operands and node.op is _PARAMETER:
+                        raise ValueError(f"no buffer is bound to {node!r}; it cannot be evaluated")
+                    stack.append((node,))
+                    for operand in reversed(operands):
+                        if id(operand) not in position:
+                            stack.append(operand)
+                    continue
                 leaf_positions.append(len(nodes))
                 buffers.append(buffer)
                 signature.append((node.shape, node.dtype, type(buffer)))
-            else:
-                waiting = [operand for operand in operands if id(operand) not in position]
-                if waiting:
-                    waiting.reverse()
-                    stack.extend(waiting)
-                    continue
-                if node.op is _PARAMETER:
-                    raise ValueError(f"no buffer is bound to {node!r}; it cannot be evaluated")
-                signature.append((node._local, *[position[id(operand)] for operand in operands]))
-            stack.pop()
             position[id(node)] = len(nodes)
             nodes.append(node)
     return Linearized(nodes, leaf_positions, buffers, tuple(signature),
                       tuple([position[id(root)] for root in outputs]))
+
+
+def _recomputed_view(node: Instruction, buffer, bound: BufferLookup) -> bool:
+    """Whether a bound node is better computed from its operands than read: a strided NumPy
+    view (`u[1:-1, 1:-1]` of an evaluated `u`) of bound operands would be copied into a
+    contiguous buffer before every run; as a slice of its operand it fuses into the kernel."""
+    return (type(buffer) is np.ndarray and not buffer.flags.c_contiguous
+            and all(bound(operand) is not None for operand in node.operands))
 
 
 def module_of(graph: Linearized, name: str = "main") -> Module:
@@ -119,12 +140,12 @@ _SPECIALIZED_SCALARS = frozenset({0, 1, -1, 2, 3, 0.5})
 
 def _lifted_scalar(node: Instruction) -> np.ndarray | None:
     """The value of a 0-d constant that should be a runtime parameter, else None."""
-    if node.opcode != "constant" or node.shape != ():
+    if node.shape != () or node.op is not _CONSTANT:
         return None
     value = node.attr("literal").array
     scalar = value.item()
     try:
-        if scalar in _SPECIALIZED_SCALARS and not (isinstance(scalar, float) and np.signbit(value)):
+        if scalar in _SPECIALIZED_SCALARS and not (type(scalar) is float and math.copysign(1.0, scalar) < 0):
             return None
     except TypeError:
         pass

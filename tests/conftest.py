@@ -95,3 +95,16 @@ def pending_depth():
     previous = _flags.FLAGS.max_pending_depth
     yield lambda depth: _flags.with_overrides(max_pending_depth=depth)
     _flags.with_overrides(max_pending_depth=previous)
+
+
+@pytest.fixture
+def thread_pool_kernels(cpu_backend, monkeypatch):
+    """Kernels split over the thread pool from a small amount of work, so tests reach the
+    parallel path on small arrays; caches are cleared around the test (the split is decided
+    when a kernel is compiled or first run at a size)."""
+    from lazyarr.backends import cpu
+
+    lazyarr.clear_cache()
+    monkeypatch.setattr(cpu, "_PARALLEL_WORK", 1 << 12)
+    yield
+    lazyarr.clear_cache()

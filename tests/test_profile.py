@@ -35,14 +35,16 @@ def inside(inner, outer) -> bool:
 
 
 def large_graph():
-    """Big enough for the CPU backend to split its kernel over the thread pool, with a dot
-    (a host step on the CPU backend)."""
+    """A kernel and a dot (a host step on the CPU backend)."""
     values = np.random.default_rng(0).standard_normal((512, 256))
     x = la.asarray(values)
     return la.exp(x) * 2.5 + 1, (x.T @ x).sum(), values
 
 
-def test_each_category_is_recorded_and_nested_in_its_parent(backend):
+def test_each_category_is_recorded_and_nested_in_its_parent(backend, monkeypatch):
+    from lazyarr.backends import cpu
+
+    monkeypatch.setattr(cpu, "_PARALLEL_WORK", 1 << 12)  # the kernel splits over the thread pool
     la.clear_cache()  # the first evaluation must compile
     scaled, gram_sum, values = large_graph()
     with la.profile() as trace:

@@ -36,7 +36,7 @@ from ..persistent_cache import disk_cache
 from ..shapes import is_symbolic_size, resolve_shape
 from .kernel_sizes import canonical_sizes
 from .llvm import dispatch
-from .llvm.elemental import COMPILED_DTYPES, EMITTABLE
+from .llvm.elemental import COMPILED_DTYPES, emit_refusal  # noqa: F401 (tests read COMPILED_DTYPES here)
 from .llvm.kernel import KernelBuilder, outer_extent
 from .llvm.math_table import cpu_math
 from .llvm.target import JitEngine, compile_object, cpu_features_key, host_target_machine
@@ -44,8 +44,18 @@ from .slots import HostStep, Slots
 
 _KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _ALIGNMENT = 64
-# Below this many elements touched per call a kernel runs on the calling thread.
-_PARALLEL_THRESHOLD = 1 << 16
+# A kernel runs on the thread pool when its estimated work (elements touched times its cost per
+# element, see `work_per_element`) reaches this; below it, on the calling thread. Handing a
+# kernel to the pool and back costs ~70-150 µs here (2-core box: Python futures, thread
+# wake-ups), so the split must save more than that. Measured, serial vs pool: `x + y` breaks
+# even at ~2M float32 elements (cost 4), `exp(x) * y + 1` at ~1M (cost 13), Black-Scholes'
+# kernel (cost ~100) wins from ~100k.
+_PARALLEL_WORK = 1 << 23
+# Cost per element of an op, relative to an add; calls into the math library cost more.
+_HEAVY_OPS = frozenset({"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
+                        "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt", "atan2",
+                        "hypot", "power", "nextafter", "erf", "fmod"})
+_HEAVY_OP_COST, _DIVIDE_COST = 8, 2
 
 
 def aligned_empty(shape, dtype) -> np.ndarray:
@@ -77,22 +87,16 @@ class CpuFusionPolicy(FusionPolicy):
     """Fuse what the elemental emitter can generate, for the dtypes it compiles."""
 
     def is_fusible(self, instruction: Instruction) -> FusionDecision:
-        if instruction.dtype not in COMPILED_DTYPES or any(
-            operand.dtype not in COMPILED_DTYPES for operand in instruction.operands
-        ):
-            return FusionDecision.no(
-                f"a {instruction.opcode} on {instruction.dtype}, which runs on the host "
-                "(complex dtypes are not compiled yet)"
-            )
-        if instruction.opcode not in EMITTABLE and instruction.opcode != "reduce":
-            return FusionDecision.no(
-                f"a {instruction.opcode}, which has no code generator yet (runs on the host)"
-            )
+        refusal = emit_refusal(instruction)  # dtypes and ops the elemental emitter lacks
+        if refusal is not None:
+            return FusionDecision.no(refusal)
         if is_buffer_view(instruction):
             return FusionDecision.no(
                 "a contiguous slice of a buffer (a view of it: no copy, and kernels reading it "
                 "do not depend on where it starts)"
             )
+        if instruction.opcode == "dynamic-update-slice":
+            return FusionDecision.yes()  # a select between update and operand per element
         return super().is_fusible(instruction)
 
 
@@ -125,6 +129,7 @@ class KernelStep:
     # Shapes of what the kernel touches, when some size is a placeholder (symbolic_sizes.py):
     # then extent, output shapes and the threading decision are resolved at each run.
     symbolic_work: list[tuple[int, ...]] | None = None
+    work_per_element: int = 1  # estimated cost per touched element (`work_per_element`)
     # The module's placeholder number behind each of the kernel's own (kernel_sizes.py): the
     # kernel reads `sizes[k]` for each k here, in this order.
     size_map: tuple[int, ...] = ()
@@ -169,7 +174,8 @@ def _sized_plan(run: NativeRun, sizes) -> tuple:
     for kernel, start in zip(run.kernels, run.starts):
         if kernel.symbolic_work is not None:
             extent = resolve_shape((kernel.extent,), sizes)[0]
-            if _parallel(extent, (resolve_shape(shape, sizes) for shape in kernel.symbolic_work)):
+            if _parallel(extent, (resolve_shape(shape, sizes) for shape in kernel.symbolic_work),
+                         kernel.work_per_element):
                 return None, (), ()
             program[start + 1] = extent
         vector = _kernel_sizes(kernel, sizes)
@@ -313,7 +319,8 @@ def _run_kernel(step: KernelStep, slots, sizes):
     if step.symbolic_work is not None:
         specs = [(resolve_shape(shape, sizes), dtype) for shape, dtype in specs]
         extent = resolve_shape((extent,), sizes)[0]
-        parallel = _parallel(extent, (resolve_shape(shape, sizes) for shape in step.symbolic_work))
+        parallel = _parallel(extent, (resolve_shape(shape, sizes) for shape in step.symbolic_work),
+                             step.work_per_element)
     outputs = [_output(shape, dtype) for shape, dtype in specs]
     buffers = [slots[slot] for slot in step.inputs] + outputs
     pointer_array = (ctypes.c_void_p * len(buffers))(*(buffer.ctypes.data for buffer in buffers))
@@ -333,10 +340,20 @@ def _run_kernel(step: KernelStep, slots, sizes):
         slots[slot] = output
 
 
-def _parallel(extent: int, work_shapes) -> bool:
-    """Split over threads when the kernel touches enough elements (work is the largest of
-    its inputs and outputs: a row reduction has a small output and big inputs)."""
-    return extent > 1 and max(math.prod(shape) for shape in work_shapes) >= _PARALLEL_THRESHOLD
+def _parallel(extent: int, work_shapes, work_per_element: int) -> bool:
+    """Split over threads when the kernel does enough work: the largest of its inputs and
+    outputs (a row reduction has a small output and big inputs) times its cost per element."""
+    return extent > 1 and max(math.prod(shape) for shape in work_shapes) * work_per_element >= _PARALLEL_WORK
+
+
+def work_per_element(computation: Computation) -> int:
+    """A fused kernel's estimated cost per element: one per parameter and output (memory), one
+    per op, more for divides and math-library calls. Only thread splits depend on it."""
+    cost = len(computation.outputs)
+    for node in computation.post_order():
+        opcode = node.opcode
+        cost += _HEAVY_OP_COST if opcode in _HEAVY_OPS else _DIVIDE_COST if opcode in ("divide", "sqrt") else 1
+    return cost
 
 
 _POOL: ThreadPoolExecutor | None = None
@@ -506,11 +523,12 @@ class CpuBackend:
                 extent = outer_extent(computation)
                 work = [node.shape for node in computation.outputs + computation.parameters]
                 symbolic = any(is_symbolic_size(size) for shape in work for size in shape)
+                cost = work_per_element(computation)
                 step = KernelStep(
                     fingerprint, [slots.of(o) for o in instruction.operands], [None] * len(computation.outputs),
                     [(output.shape, output.dtype) for output in computation.outputs], extent,
-                    parallel=not symbolic and _parallel(extent, work), symbolic_work=work if symbolic else None,
-                    size_map=size_map,
+                    parallel=not symbolic and _parallel(extent, work, cost), symbolic_work=work if symbolic else None,
+                    size_map=size_map, work_per_element=cost,
                 )
                 launched[key] = step
                 steps.append(step)

@@ -14,8 +14,8 @@ from ..hlo import Instruction, make
 from ..shapes import broadcast_shapes
 from .array import Array, check_device
 from .core import as_array, scalar_constant, wrap
-from .manipulation_layout import broadcast_arrays
-from .manipulation_nodes import broadcast_node, reshape_node
+from .manipulation_layout import broadcast_arrays, reshape
+from .manipulation_nodes import broadcast_node
 
 __all__ = ["eye", "identity", "tri", "tril", "triu", "meshgrid"]
 
@@ -112,7 +112,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy") -> tuple[Array, ...]:
     """Coordinate arrays from 1-d coordinate vectors (flattened if not 1-d).
 
     indexing='xy' (Cartesian) swaps the first two output axes relative to 'ij' (matrix);
-    sparse=True returns broadcastable arrays with unit axes instead of full grids.
+    sparse=True returns broadcastable arrays with unit axes instead of full grids. As in NumPy,
+    copy=False returns views of the inputs (a full grid refuses writes: broadcast_arrays).
 
     >>> import lazyarr as la
     >>> [grid.shape for grid in la.meshgrid(la.arange(3), la.arange(2))]
@@ -129,7 +130,9 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy") -> tuple[Array, ...]:
         if indexing == "xy" and ndim > 1 and position < 2:
             target = 1 - position
         shape[target] = vector.size
-        outputs.append(wrap(reshape_node(vector._node, tuple(shape))))
+        outputs.append(reshape(vector, tuple(shape)))
     if not sparse:
         outputs = list(broadcast_arrays(*outputs))
+    if copy:
+        outputs = [output.__copy__() for output in outputs]
     return tuple(outputs)

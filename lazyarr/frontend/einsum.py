@@ -18,10 +18,12 @@ import numpy as np
 
 from .. import dtypes
 from ..hlo import Instruction
+from . import manipulation_layout
 from .array import Array
 from .core import as_array, broadcast_to, convert, wrap
 from .node_layout import reshape, slice_axis, transpose
 from .reduction_support import reduce, refuse_out
+from .views import make_view
 
 _LETTERS = string.ascii_letters
 
@@ -249,9 +251,33 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
         raise ValueError(f"einsum {subscripts!r}: no operands given")
     labels, output = _parse(subscripts, arrays)
     result_dtype = _result_dtype(arrays, dtype, casting)
+    node = _summed(subscripts, [array._node for array in arrays], labels, output, result_dtype)
+    if len(arrays) == 1 and isinstance(values[0], Array) and result_dtype == arrays[0].dtype \
+            and set(labels[0]) == set(output):
+        return _single_operand_view(subscripts, arrays[0], labels[0], output, node)
+    return wrap(node)
+
+
+def _single_operand_view(subscripts, array: Array, labels, output, node: Instruction) -> Array:
+    """One operand and no sum: NumPy's einsum returns a writable view of it ('ij->ji' a
+    transpose, 'ii->i' a diagonal). A transpose is lazyarr's view too; a diagonal follows
+    the operand but refuses writes (lazyarr does not write diagonals through)."""
+    if len(set(labels)) == len(labels):
+        return manipulation_layout.transpose(array, [labels.index(label) for label in output])
+    refusal = (
+        f"einsum {subscripts!r}: NumPy returns a writable view of the operand's diagonal here, "
+        "which lazyarr does not write through, so writes are refused; write to a .copy() of "
+        "it, or to the operand"
+    )
+    return make_view(array, lambda base: _summed(subscripts, [base], [labels], output, array.dtype), None,
+                     node, refusal=refusal)
+
+
+def _summed(subscripts, nodes: list[Instruction], labels, output, result_dtype) -> Instruction:
+    """The einsum of `nodes` (labels parsed): diagonals, sums, pairwise dots, a transpose."""
     state = [
-        _Operand(convert(array._node, result_dtype), operand_labels)
-        for array, operand_labels in zip(arrays, labels)
+        _Operand(convert(node, result_dtype), operand_labels)
+        for node, operand_labels in zip(nodes, labels)
     ]
     state = [_take_diagonals(subscripts, index, operand) for index, operand in enumerate(state)]
     sizes = _label_sizes(subscripts, state)
@@ -269,7 +295,7 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
         needed = set(output).union(*(operand.labels for operand in state[position + 1 :]))
         result = _contract(result, state[position], needed)
         result = _sum_labels(result, set(result.labels) - needed)
-    return wrap(transpose(result.node, [result.labels.index(label) for label in output]))
+    return transpose(result.node, [result.labels.index(label) for label in output])
 
 
 __all__ = ["einsum"]

@@ -24,6 +24,7 @@ from .array import Array
 from .core import as_array, broadcast_to, convert, is_python_scalar, scalar_constant, wrap
 from .elements import Element
 from .ufunc import make_ufunc
+from .views import make_view, read_only
 
 
 def _operand_dtype(value):
@@ -446,15 +447,31 @@ conj = _define("conj")
 
 
 def real(x, /) -> Array:
-    """Real part (the array itself for real dtypes)."""
+    """Real part (the array itself for real dtypes). Of a complex array, a view as in NumPy:
+    `z.real[...] = 0` writes the real parts of `z`."""
     array = as_array(x, where="real")
-    return wrap(make("real", [array._node])) if dtypes.is_complex(array.dtype) else array
+    if not dtypes.is_complex(array.dtype):
+        return array
+    return make_view(
+        array, lambda base: make("real", [base]),
+        lambda base, value: make("complex", [value, make("imag", [base])]),
+        layout=lambda dummy: dummy.real,
+    )
 
 
 def imag(x, /) -> Array:
-    """Imaginary part (zeros for real dtypes)."""
+    """Imaginary part. Of a complex array, a view as in NumPy (`z.imag[...] = 0` writes `z`);
+    of a real array, zeros that refuse writes (NumPy's are read-only)."""
     array = as_array(x, where="imag")
-    return wrap(make("imag", [array._node]))
+    if dtypes.is_complex(array.dtype):
+        return make_view(
+            array, lambda base: make("imag", [base]),
+            lambda base, value: make("complex", [make("real", [base]), value]),
+            layout=lambda dummy: dummy.imag,
+        )
+    zeros = Array(make("imag", [array._node]))
+    return make_view(zeros, lambda base: base, None, layout=lambda dummy: dummy,
+                     refusal=read_only("imag of a real array"))
 
 
 def angle(z, deg: bool = False) -> Array:

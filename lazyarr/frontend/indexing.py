@@ -11,11 +11,12 @@ with duplicate indices the last update wins, as NumPy does in practice).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-from ..hlo import Instruction, constant, make
+from ..hlo import Instruction, bind, constant, make
 from .array import Array, leaf_for
 from .core import as_array, broadcast_to, contains_lazy, convert, wrap
 from .elements import Element
@@ -45,23 +46,45 @@ def getitem(array, key) -> Array:
     array([[ 7,  5],
            [11,  9]])
     """
-    buffer = array._node._bound if isinstance(array, Array) else None
-    if type(buffer) is np.ndarray and (type(key) is int or _is_plain_basic(key)):
-        try:
-            value = buffer[key]  # an evaluated host array: read as NumPy reads (elements.py, below)
-        except (IndexError, TypeError):
-            value = None  # the general path raises lazyarr's error
-        if type(value) is np.ndarray:
-            return _view_of_buffer(array, value, key)
-        if value is not None:
-            return Element(value)
+    if isinstance(array, Array) and (type(key) is int or _is_plain_basic(key)):
+        return _basic_getitem(array, key)
     array = as_array(array, where="__getitem__")
     plan = parse_key(array.shape, key)
     if plan.is_advanced:
         return wrap(_reshaped(_gather(_basic_slices(array._node, plan), plan), plan.result_shape()))
     if not _is_view(plan):  # integers for every axis: NumPy returns a scalar, a copy
         return wrap(_read_basic(array._node, plan))
-    return make_view(array, lambda base: _read_basic(base, plan), lambda base, value: _written(base, plan, value))
+    return make_view(array, lambda base: _read_basic(base, plan), lambda base, value: _written(base, plan, value),
+                     layout=plan.view_layout)
+
+
+def _basic_getitem(array: Array, key) -> Array:
+    """`array[key]` for a plain basic key: NumPy's element or view of an evaluated host
+    array, else a lazy slice (its parsing memoized: `basic_key`)."""
+    buffer = array._node._bound
+    if type(buffer) is np.ndarray:
+        try:
+            value = buffer[key]  # an evaluated host array: read as NumPy reads (elements.py, below)
+        except (IndexError, TypeError):
+            value = None  # the general path raises lazyarr's error
+        if type(value) is np.ndarray:
+            if value.flags.c_contiguous:
+                return _view_of_buffer(array, value, key)
+            # A strided view: its node is the slice of `array`, bound to NumPy's view (read
+            # as is, nothing compiled); a computation reading it computes the slice in its
+            # kernel (compile.linearize) rather than copying the view into a buffer first.
+            recipe = basic_key(array.shape, key)
+            node = recipe.read(array._node)
+            if node._bound is None:
+                value.flags.writeable = False
+                bind(node, value)
+            return make_view(array, recipe.read, recipe.write, node=node, layout=recipe.plan.view_layout)
+        elif value is not None:
+            return Element(value)
+    recipe = basic_key(array.shape, key)
+    if not recipe.is_view:  # integers for every axis: NumPy returns a scalar, a copy
+        return wrap(recipe.read(array._node))
+    return make_view(array, recipe.read, recipe.write, layout=recipe.plan.view_layout)
 
 
 _PLAIN_KEY_TYPES = (int, slice, type(None), type(Ellipsis))
@@ -75,6 +98,71 @@ def _is_plain_basic(key) -> bool:
     return type(key) in _PLAIN_KEY_TYPES
 
 
+class BasicKey:
+    """A plain basic key (ints, slices, None, Ellipsis) parsed for one shape, with the view's
+    `read(base node)` and `write(base node, update)` functions. Memoized per (shape, key): a
+    loop slicing `u[1:-1, 1:-1]` every step parses the key once, not every time."""
+
+    __slots__ = ("plan", "is_view", "picked", "slicing", "result_shape", "read", "write")
+
+    def __init__(self, shape: tuple, key):
+        plan = self.plan = parse_key(shape, key)  # raises IndexError as NumPy does
+        self.is_view = _is_view(plan)
+        # Integer indices pick with a dynamic-slice whose starts are scalar constants, which
+        # evaluation passes at run time (compile.linearize): `x[i]` for every i in a loop is
+        # one kernel, not one per i. Slices keep their bounds in the code (a stencil's offsets).
+        integers = {entry.axis: entry.value for entry in plan.entries if isinstance(entry, IntegerIndex)}
+        self.picked = None
+        if integers:
+            starts = [_start_constant(integers.get(axis, 0)) for axis in range(len(shape))]
+            sizes = tuple(1 if axis in integers else size for axis, size in enumerate(shape))
+            self.picked = (starts, sizes)
+            shape = sizes
+        self.slicing = _slicing(shape, plan, skip_integers=True)
+        self.result_shape = tuple(plan.result_shape())
+        self.read = self._read
+        self.write = self._write
+
+    def _read(self, node: Instruction) -> Instruction:
+        if self.picked is not None:
+            starts, sizes = self.picked
+            node = make("dynamic-slice", [node, *starts], sizes=sizes)
+        attributes, reversed_axes = self.slicing
+        if attributes is not None:
+            node = make("slice", [node], **attributes)
+        if reversed_axes:
+            node = make("reverse", [node], dimensions=reversed_axes)
+        return node if node.shape == self.result_shape else make("reshape", [node], shape=self.result_shape)
+
+    def _write(self, node: Instruction, update: Instruction) -> Instruction:
+        return _written(node, self.plan, update)
+
+
+_BASIC_KEYS: dict[tuple, BasicKey] = {}
+_BASIC_KEYS_LIMIT = 4096
+
+
+def basic_key(shape: tuple, key) -> BasicKey:
+    """The memoized BasicKey of a plain basic `key` (see `_is_plain_basic`) for `shape`."""
+    memo = (shape, tuple(map(_hashable, key)) if type(key) is tuple else _hashable(key))
+    try:
+        recipe = _BASIC_KEYS.get(memo)
+    except TypeError:  # a slice bound that is an array (`x[n:]` with a 0-d `n`): not memoized
+        return BasicKey(shape, key)
+    if recipe is None:
+        recipe = BasicKey(shape, key)
+        if len(_BASIC_KEYS) >= _BASIC_KEYS_LIMIT:
+            _BASIC_KEYS.clear()
+        _BASIC_KEYS[memo] = recipe
+    return recipe
+
+
+def _hashable(item):
+    """A key item as a dict key (slices are unhashable before Python 3.12); `slice` tags
+    slices apart from tuples of ints."""
+    return (slice, item.start, item.stop, item.step) if type(item) is slice else item
+
+
 def _view_of_buffer(array: Array, value: np.ndarray, key) -> Array:
     """`array[key]` (a basic key) of an evaluated host array, whose value NumPy's view `value` is.
 
@@ -84,11 +172,8 @@ def _view_of_buffer(array: Array, value: np.ndarray, key) -> Array:
     offsets are data, not part of any compiled kernel); writes through the view still reach
     `array`, and later writes to `array` re-read through the graph (views.py).
     """
-    plan = parse_key(array.shape, key)
-    return make_view(
-        array, lambda base: _read_basic(base, plan), lambda base, update: _written(base, plan, update),
-        node=leaf_for(value),
-    )
+    recipe = basic_key(array.shape, key)
+    return make_view(array, recipe.read, recipe.write, node=leaf_for(value), layout=recipe.plan.view_layout)
 
 
 def _is_view(plan: IndexPlan) -> bool:
@@ -107,13 +192,26 @@ def _reshaped(node: Instruction, shape) -> Instruction:
 
 def _basic_slices(node: Instruction, plan: IndexPlan) -> Instruction:
     """Apply every slice (and basic integer, as a size-1 slice) as one slice + reverse."""
-    start = [0] * node.ndim
-    limit = list(node.shape)
-    stride = [1] * node.ndim
+    attributes, reversed_axes = _slicing(node.shape, plan)
+    if attributes is not None:
+        node = make("slice", [node], **attributes)
+    if reversed_axes:
+        node = make("reverse", [node], dimensions=reversed_axes)
+    return node
+
+
+def _slicing(shape: tuple, plan: IndexPlan, skip_integers: bool = False) -> tuple[dict | None, tuple[int, ...]]:
+    """The slice attributes (None: nothing to slice) and reversed axes of `plan`'s basic part
+    (`skip_integers`: integer indices are applied already, their axes have size 1)."""
+    ndim = len(shape)
+    start = [0] * ndim
+    limit = list(shape)
+    stride = [1] * ndim
     reversed_axes = []
     for entry in plan.entries:
         if isinstance(entry, IntegerIndex):
-            start[entry.axis], limit[entry.axis] = entry.value, entry.value + 1
+            if not skip_integers:
+                start[entry.axis], limit[entry.axis] = entry.value, entry.value + 1
         elif isinstance(entry, SliceIndex) and not entry.is_full:
             if entry.length == 0:
                 start[entry.axis] = limit[entry.axis] = 0
@@ -123,11 +221,10 @@ def _basic_slices(node: Instruction, plan: IndexPlan) -> Instruction:
             start[entry.axis], limit[entry.axis], stride[entry.axis] = low, high + 1, abs(entry.step)
             if entry.step < 0 and entry.length > 1:
                 reversed_axes.append(entry.axis)
-    if tuple(start) != (0,) * node.ndim or tuple(limit) != node.shape or any(s != 1 for s in stride):
-        node = make("slice", [node], start=tuple(start), limit=tuple(limit), stride=tuple(stride))
-    if reversed_axes:
-        node = make("reverse", [node], dimensions=tuple(reversed_axes))
-    return node
+    attributes = None
+    if tuple(start) != (0,) * ndim or tuple(limit) != tuple(shape) or any(s != 1 for s in stride):
+        attributes = {"start": tuple(start), "limit": tuple(limit), "stride": tuple(stride)}
+    return attributes, tuple(reversed_axes)
 
 
 def _index_node(parts: list, batch_shape: tuple[int, ...]) -> Instruction:
@@ -186,7 +283,7 @@ def setitem(array, key, value) -> Array:
     array([0, 1, 0, 3, 4])
     """
     array = as_array(array, where="__setitem__")
-    plan = parse_key(array.shape, key)
+    plan = basic_key(array.shape, key).plan if type(key) is int or _is_plain_basic(key) else parse_key(array.shape, key)
     update = _update_node(value, array.dtype, plan.result_shape(), plan.is_advanced)
     return wrap(_written(array._node, plan, update))
 
@@ -241,8 +338,14 @@ def _update_block(node: Instruction, plan: IndexPlan, update: Instruction) -> In
     update = _reshaped(update, block)
     if tuple(block) == node.shape:
         return update
-    start_nodes = [constant(np.int64(start)) for start in starts]
+    start_nodes = [_start_constant(start) for start in starts]
     return make("dynamic-update-slice", [node, update] + start_nodes)
+
+
+@functools.lru_cache(maxsize=1024)
+def _start_constant(start: int) -> Instruction:
+    """The int64 constant node of a start index (nodes are immutable: one per value)."""
+    return constant(np.int64(start))
 
 
 def _scatter(node: Instruction, plan: IndexPlan, update: Instruction) -> Instruction:

@@ -13,11 +13,15 @@ NumPy's indexing rules live here, separate from the graph building in `indexing.
   that spans no axis, separates them).
 
 Static index arrays are checked and wrapped now, so out-of-range indices raise before any
-evaluation; lazy index arrays are checked by the gather/scatter op when evaluated.
+evaluation; lazy index arrays are checked by the gather/scatter op when evaluated. As in
+NumPy, index arrays are checked only when the advanced indices select something: `x[[], [5]]`
+is empty, not an error (their broadcast shape has no elements); integers are always checked,
+and a boolean mask's axes of length 0 match any axis.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from dataclasses import dataclass
 
@@ -75,7 +79,8 @@ class IntegerIndex:
 class AdvancedIndex:
     """An index array (or a mask's arrays) on `axes`; `parts` holds one per axis.
 
-    Each part is a NumPy int64 array (checked and non-negative) or a lazy int64 Instruction.
+    Each part is a NumPy int64 array (checked and non-negative; zeros when the advanced
+    indices select nothing) or a lazy int64 Instruction.
     A boolean scalar indexes no axis: its parts are empty and its shape is (1,) or (0,).
     """
 
@@ -112,6 +117,20 @@ class IndexPlan:
                 return count
             count += isinstance(entry, SliceIndex)
         return count
+
+    def view_layout(self, dummy: np.ndarray) -> np.ndarray:
+        """NumPy's view of `dummy` for this basic key: the step a view's stride dummy takes
+        (views.py). Entries are normalized, so the key is rebuilt from them."""
+        key = []
+        for entry in self.entries:
+            if isinstance(entry, NewAxis):
+                key.append(None)
+            elif isinstance(entry, IntegerIndex):
+                key.append(entry.value)
+            elif isinstance(entry, SliceIndex):
+                stop = entry.start + entry.length * entry.step
+                key.append(slice(entry.start, stop if stop >= 0 else None, entry.step))
+        return dummy[tuple(key)]
 
     def result_shape(self, *, with_new_axes: bool = True) -> tuple[int, ...]:
         """The shape `array[key]` has (without the size-1 `None` axes if asked)."""
@@ -211,7 +230,8 @@ def _consumed(kind, payload) -> int:
 
 
 def _static_part(array: np.ndarray, axis: int, size: int) -> np.ndarray:
-    """Check a static index array against the axis and wrap negative entries."""
+    """Check a static index array against the axis and wrap negative entries (once the
+    advanced indices are known to select something: `parse_key`)."""
     bad = (array < -size) | (array >= size)
     if np.any(bad):
         raise out_of_bounds(int(array[bad].flat[0]), axis, size)
@@ -275,6 +295,8 @@ def parse_key(shape: tuple[int, ...], key) -> IndexPlan:
     if not advanced:
         return IndexPlan(tuple(entries), None, False)
     advanced_shape = _broadcast_advanced([e for e in entries if isinstance(e, AdvancedIndex)])
+    selects = math.prod(advanced_shape) > 0
+    entries = [_checked(entry, shape, selects) if type(entry) is _UncheckedArray else entry for entry in entries]
     positions = [index for index, entry in enumerate(entries) if isinstance(entry, AdvancedIndex)]
     adjacent = positions[-1] - positions[0] + 1 == len(positions)
     return IndexPlan(tuple(entries), advanced_shape, not adjacent)
@@ -283,7 +305,7 @@ def parse_key(shape: tuple[int, ...], key) -> IndexPlan:
 def _mask_entry(mask: np.ndarray, axis: int, shape) -> AdvancedIndex:
     for offset, mask_size in enumerate(mask.shape):
         size = shape[axis + offset]
-        if mask_size != size:
+        if mask_size != size and mask_size:  # NumPy lets a length-0 mask axis pass
             raise IndexError(
                 f"boolean index did not match indexed array along axis {axis + offset}; size of "
                 f"axis is {size} but size of corresponding boolean axis is {mask_size}"
@@ -293,12 +315,24 @@ def _mask_entry(mask: np.ndarray, axis: int, shape) -> AdvancedIndex:
     return AdvancedIndex(tuple(range(axis, axis + mask.ndim)), parts, (count,))
 
 
+@dataclass(frozen=True, eq=False)
+class _UncheckedArray(AdvancedIndex):
+    """A static index array before its bounds check (parse_key checks it once the advanced
+    indices' broadcast shape is known)."""
+
+
 def _array_entry(array, axis: int, size: int) -> AdvancedIndex:
     if isinstance(array, Array):
-        part: Instruction | np.ndarray = convert(array._node, dtypes.int64)
-    else:
-        part = _static_part(array, axis, size)
-    return AdvancedIndex((axis,), (part,), tuple(array.shape))
+        return AdvancedIndex((axis,), (convert(array._node, dtypes.int64),), tuple(array.shape))
+    return _UncheckedArray((axis,), (array,), tuple(array.shape))
+
+
+def _checked(entry: AdvancedIndex, shape, selects: bool) -> AdvancedIndex:
+    """A static index array checked and wrapped; when the advanced indices select nothing,
+    NumPy reads none of it, so any values pass (zeros stand in)."""
+    (axis,), (array,) = entry.axes, entry.parts
+    part = _static_part(array, axis, shape[axis]) if selects else np.zeros(array.shape, np.int64)
+    return AdvancedIndex(entry.axes, (part,), entry.shape)
 
 
 def _broadcast_advanced(entries: list[AdvancedIndex]) -> tuple[int, ...]:

@@ -24,6 +24,7 @@ from .array import Array
 from .core import as_array, broadcast_to, convert, wrap
 from .node_layout import move_axes_to_end, reshape, slice_axis
 from .reduction_support import normalize_axis_index, optional_dtype, refuse_out
+from .views import make_view, read_only
 
 MATMUL_SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
 VECDOT_SIGNATURE = "(n),(n)->()"
@@ -279,11 +280,21 @@ def vecdot(x1, x2, /, *, axis=-1) -> Array:
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1) -> Array:
-    """The diagonal over (axis1, axis2) as the last axis (NumPy's diagonal), lazily.
+    """The diagonal over (axis1, axis2) as the last axis (NumPy's diagonal), lazily: a
+    read-only view, as NumPy's (it follows later writes to `a`; writing it raises ValueError).
 
     >>> la.diagonal(la.asarray([[1, 2], [3, 4]]))   # [1, 4]
     """
     array = as_array(a, where="diagonal")
+    first, second, offset = _diagonal_axes(array, offset, axis1, axis2)
+    return make_view(
+        array, lambda base: _diagonal_node(base, offset, first, second), None,
+        layout=lambda dummy: dummy.diagonal(offset, first, second), refusal=read_only("diagonal"),
+    )
+
+
+def _diagonal_axes(array: Array, offset, axis1, axis2) -> tuple[int, int, int]:
+    """diagonal's arguments checked as NumPy checks them: (axis1, axis2, offset)."""
     if array.ndim < 2:
         raise ValueError(
             f"diagonal: diag requires an array of at least two dimensions, got shape {array.shape}"
@@ -292,18 +303,22 @@ def diagonal(a, offset=0, axis1=0, axis2=1) -> Array:
     second = normalize_axis_index("diagonal", axis2, array.ndim, argument="axis2")
     if first == second:
         raise ValueError(f"diagonal: axis1 and axis2 cannot be the same (both are {first})")
-    offset = operator.index(offset)
-    rows, columns = array.shape[first], array.shape[second]
+    return first, second, operator.index(offset)
+
+
+def _diagonal_node(node: Instruction, offset: int, first: int, second: int) -> Instruction:
+    """The diagonal of `node` over axes (first, second), as a slice of their flattening."""
+    rows, columns = node.shape[first], node.shape[second]
     if offset >= 0:
         length, start = max(0, min(rows, columns - offset)), offset
     else:
         length, start = max(0, min(rows + offset, columns)), -offset * columns
-    moved = move_axes_to_end(array._node, (first, second))
+    moved = move_axes_to_end(node, (first, second))
     flat = reshape(moved, moved.shape[:-2] + (rows * columns,))
     if length == 0:
-        return wrap(slice_axis(flat, flat.ndim - 1, 0, 0))
+        return slice_axis(flat, flat.ndim - 1, 0, 0)
     limit = start + (length - 1) * (columns + 1) + 1
-    return wrap(slice_axis(flat, flat.ndim - 1, start, limit, columns + 1))
+    return slice_axis(flat, flat.ndim - 1, start, limit, columns + 1)
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None) -> Array:
@@ -311,7 +326,9 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None) -> Array:
     from .reductions import sum as sum_
 
     refuse_out("trace", out)
-    return sum_(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+    array = as_array(a, where="diagonal")
+    first, second, offset = _diagonal_axes(array, offset, axis1, axis2)
+    return sum_(wrap(_diagonal_node(array._node, offset, first, second)), axis=-1, dtype=dtype)
 
 
 from .einsum import einsum  # noqa: E402

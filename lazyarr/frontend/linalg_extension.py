@@ -20,11 +20,11 @@ from .. import dtypes
 from ..hlo import Instruction, make
 from ..hlo.ops.custom import custom_call_outputs
 from ..shapes import broadcast_shapes
-from . import elementwise
+from . import elementwise, manipulation_layout
 from . import linalg as core
 from .array import Array
 from .core import as_array, convert, wrap
-from .node_layout import reshape, transpose
+from .node_layout import reshape
 from .reduction_support import NO_VALUE, normalize_axis_index
 
 LinAlgError = np.linalg.LinAlgError
@@ -315,14 +315,14 @@ def matrix_power(a, n, /) -> Array:
 
 
 def matrix_transpose(x, /) -> Array:
-    """Swap the last two axes."""
+    """Swap the last two axes (a view, as NumPy's: writes to it reach `x`)."""
     array = as_array(x, where="matrix_transpose")
     if array.ndim < 2:
         raise ValueError(
             f"matrix_transpose: Input array must be at least 2-dimensional, but it is {array.ndim}"
         )
     order = list(range(array.ndim - 2)) + [array.ndim - 1, array.ndim - 2]
-    return wrap(transpose(array._node, order))
+    return manipulation_layout.transpose(array, order)
 
 
 def matmul(x1, x2, /) -> Array:

@@ -83,8 +83,8 @@ def transpose_method(self, *axes):
 
 
 def flatten_method(self, order="C"):
-    """x.flatten(): ravel (a copy in NumPy; lazy arrays are immutable, so the same)."""
-    return ravel(self, order)
+    """x.flatten(): the elements as a new 1-d array (a copy, as NumPy's; ravel may be a view)."""
+    return ravel(self, order).__copy__()
 
 
 def astype_method(self, dtype, order="K", casting="unsafe", subok=True, copy=True):

@@ -1,8 +1,9 @@
 """Joining and splitting: concatenate, stack and friends, split, array_split, unstack.
 
 Joining is one HLO `concatenate` of converted operands (NumPy's result dtype, or the `dtype`
-asked for under the `casting` rule); splitting is one static `slice` per piece. Errors name
-the function and show every operand's shape.
+asked for under the `casting` rule); splitting is one static `slice` per piece, a view of the
+input as in NumPy (basic indexing: writes to a piece reach the input). Errors name the
+function and show every operand's shape.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from ..hlo import make
 from ..shapes import normalize_axis
 from .array import Array
 from .core import as_array, convert, wrap
+from .indexing import getitem
 from .manipulation_layout import atleast_1d, atleast_2d, atleast_3d
-from .manipulation_nodes import check_casting, reshape_node, slice_node
+from .manipulation_nodes import check_casting, reshape_node
 
 __all__ = [
     "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
@@ -194,9 +196,10 @@ def array_split(ary, indices_or_sections, axis=0) -> list[Array]:
                 f"array_split: indices must be integers, got {indices_or_sections!r}"
             ) from None
     pieces = []
+    leading = (slice(None),) * axis
     for begin, end in zip(points[:-1], points[1:]):
         start, stop, _ = slice(begin, end).indices(total)
-        pieces.append(wrap(slice_node(array._node, axis, start, max(start, stop))))
+        pieces.append(getitem(array, leading + (slice(start, max(start, stop)),)))
     return pieces
 
 
@@ -234,8 +237,5 @@ def unstack(x, /, *, axis=0) -> tuple[Array, ...]:
     if array.ndim == 0:
         raise ValueError("unstack: input array must be at least 1-d, got a 0-d array")
     axis = normalize_axis(axis, array.ndim, where="unstack")
-    shape = array.shape[:axis] + array.shape[axis + 1:]
-    return tuple(
-        wrap(reshape_node(slice_node(array._node, axis, index, index + 1), shape))
-        for index in range(array.shape[axis])
-    )
+    leading = (slice(None),) * axis
+    return tuple(getitem(array, leading + (index,)) for index in range(array.shape[axis]))

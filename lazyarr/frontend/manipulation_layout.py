@@ -4,6 +4,12 @@ Every function here builds one (or no) HLO layout instruction, so a chain of the
 graph O(1) in size and a compiler emits them by rewriting indices, never by copying. Lazy
 arrays have no memory layout: NumPy's memory-order options ('K', 'A') act as 'C' (see each
 docstring). Errors follow NumPy's wording, prefixed with the function's name.
+
+Where NumPy returns a view, so does lazyarr (views.py): writes to the result reach the input.
+That is every transpose, squeeze, expand_dims, atleast_*d and flip; reshape and ravel when
+NumPy's would need no copy (decided from NumPy's strides for the input's view chain:
+`A.reshape(12)` and `A[1:].ravel()` are views, `A.T.reshape(-1)` and `A[:, ::2].ravel()`
+copies); and broadcast_to, read-only as in NumPy.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from .manipulation_nodes import (
     resolve_shape,
     transpose_node,
 )
-from .views import make_view
+from .views import is_owner, make_view, numpy_reshape, read_only, strided, undecided
 
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
@@ -48,8 +54,9 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None) -> Array:
     """A new shape for the same elements; one dimension may be -1 (inferred).
 
     order='F' reads and writes in column-major order (a transpose on each side); 'A' acts as
-    'C' because lazy arrays have no memory layout. `copy` has no effect: arrays are immutable.
-    `newshape` is NumPy's older name for `shape`.
+    'C' because lazy arrays have no memory layout. As in NumPy the result is a view of `a`
+    (writes to it reach `a`) unless NumPy's reshape would copy, or `copy=True`; `copy=False`
+    raises ValueError where NumPy's would copy. `newshape` is NumPy's older name for `shape`.
 
     >>> import lazyarr as la
     >>> la.reshape(la.asarray([1, 2, 3, 4, 5, 6]), (2, -1)).shape
@@ -64,12 +71,7 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None) -> Array:
     _check_copy(copy, "reshape")
     order = _check_order(order, "reshape", ("C", "F", "A"))
     array = as_array(a, where="reshape")
-    target = resolve_shape(array.size, shape)
-    if order == "F":
-        reversed_node = transpose_node(array._node, range(array.ndim - 1, -1, -1))
-        flipped = reshape_node(reversed_node, target[::-1])
-        return wrap(transpose_node(flipped, range(len(target) - 1, -1, -1)))
-    return wrap(reshape_node(array._node, target))
+    return _reshaped(array, resolve_shape(array.size, shape), order, copy, "reshape")
 
 
 def _check_copy(copy, where: str) -> None:
@@ -80,12 +82,52 @@ def _check_copy(copy, where: str) -> None:
 def ravel(a, order="C") -> Array:
     """The elements as a 1-d array, row-major; 'F' is column-major; 'A' and 'K' act as 'C'.
 
+    As in NumPy the result is a view of `a` when `a` is contiguous in that order (a lazyarr
+    array that owns its value is C-contiguous), else a copy.
+
     >>> import lazyarr as la
     >>> la.ravel(la.asarray([[1, 2], [3, 4]])).shape
     (4,)
     """
     order = _check_order(order, "ravel")
-    return reshape(a, (-1,), order="F" if order == "F" else "C")
+    array = as_array(a, where="ravel")
+    return _reshaped(array, (array.size,), order, None, "ravel", ravel=True)
+
+
+def _reshape_node(node, shape, order: str):
+    """`node` reshaped to `shape`, its elements read and written in `order` ('C' or 'F')."""
+    if order == "F":
+        reversed_node = transpose_node(node, range(node.ndim - 1, -1, -1))
+        flipped = reshape_node(reversed_node, tuple(shape)[::-1])
+        return transpose_node(flipped, range(len(shape) - 1, -1, -1))
+    return reshape_node(node, shape)
+
+
+def _reshaped(array: Array, target, order: str, copy, where: str, ravel: bool = False) -> Array:
+    """reshape/ravel of `array`: a view exactly where NumPy's is one (module docstring)."""
+    element_order = "F" if order == "F" else "C"
+    if copy:
+        return wrap(_reshape_node(array._node, target, element_order))
+    if is_owner(array) and order != "F":  # C-contiguous: NumPy's C-order result is a view
+        return _reshape_view(array, target, element_order, None, lambda dummy: dummy.reshape(target))
+    dummy = strided(array)
+    if dummy is None:
+        return _reshape_view(array, target, element_order, undecided(f"{where} of this view"), None)
+    result, refusal = numpy_reshape(dummy, target, order, ravel, where)
+    if result is None:  # NumPy copies
+        if copy is False:
+            raise ValueError(f"{where}: Unable to avoid creating a copy while reshaping.")
+        return wrap(_reshape_node(array._node, target, element_order))
+    view = _reshape_view(array, target, element_order, refusal, None)
+    view._base.strided = result
+    return view
+
+
+def _reshape_view(array: Array, target, order: str, refusal, layout) -> Array:
+    source = array.shape
+    write = None if refusal else (lambda base, value: _reshape_node(value, source, order))
+    return make_view(array, lambda base: _reshape_node(base, target, order), write,
+                     layout=layout, refusal=refusal)
 
 
 # -- axis permutations -----------------------------------------------------------------------
@@ -95,7 +137,8 @@ def _transposed_view(array: Array, permutation) -> Array:
     permutation = tuple(permutation)
     inverse = tuple(int(axis) for axis in np.argsort(permutation))
     return make_view(array, lambda base: transpose_node(base, permutation),
-                     lambda base, value: transpose_node(value, inverse))
+                     lambda base, value: transpose_node(value, inverse),
+                     layout=lambda dummy: dummy.transpose(permutation))
 
 
 def transpose(a, axes=None) -> Array:
@@ -191,7 +234,14 @@ def expand_dims(a, axis) -> Array:
     new_axes = normalize_axis_tuple(axis, array.ndim + count, where="expand_dims")
     sizes = iter(array.shape)
     shape = tuple(1 if position in new_axes else next(sizes) for position in range(array.ndim + count))
-    return wrap(reshape_node(array._node, shape))
+    return _unit_axes_view(array, shape, lambda dummy: np.expand_dims(dummy, new_axes))
+
+
+def _unit_axes_view(array: Array, shape, layout) -> Array:
+    """A view of `array` with size-1 axes added or removed (NumPy's are views too)."""
+    source = array.shape
+    return make_view(array, lambda base: reshape_node(base, shape),
+                     lambda base, value: reshape_node(value, source), layout=layout)
 
 
 def squeeze(a, axis=None) -> Array:
@@ -212,28 +262,32 @@ def squeeze(a, axis=None) -> Array:
                     "squeeze: cannot select an axis to squeeze out which has size not equal to "
                     f"one (axis {position} has size {array.shape[position]} in shape {array.shape})"
                 )
+    if not removed:
+        return array  # NumPy returns the array itself
     shape = tuple(size for position, size in enumerate(array.shape) if position not in removed)
-    return wrap(reshape_node(array._node, shape))
+    axes = tuple(sorted(removed))
+    return _unit_axes_view(array, shape, lambda dummy: dummy.squeeze(axis=axes))
 
 
-def _at_least(arrays, ndim: int, where: str, place):
+def _at_least(arrays, ndim: int, where: str, place, numpy_function):
+    """Each array with unit axes added up to `ndim` (a view, as NumPy's), or itself."""
     results = []
     for value in arrays:
         array = as_array(value, where=where)
         if array.ndim < ndim:
-            array = wrap(reshape_node(array._node, place(array.shape)))
+            array = _unit_axes_view(array, place(array.shape), numpy_function)
         results.append(array)
     return results[0] if len(results) == 1 else tuple(results)
 
 
 def atleast_1d(*arys):
     """Arrays with at least one dimension (0-d becomes shape (1,)); one array or a tuple."""
-    return _at_least(arys, 1, "atleast_1d", lambda shape: (1,))
+    return _at_least(arys, 1, "atleast_1d", lambda shape: (1,), np.atleast_1d)
 
 
 def atleast_2d(*arys):
     """Arrays with at least two dimensions: (n,) becomes (1, n), 0-d becomes (1, 1)."""
-    return _at_least(arys, 2, "atleast_2d", lambda shape: (1,) * (2 - len(shape)) + shape)
+    return _at_least(arys, 2, "atleast_2d", lambda shape: (1,) * (2 - len(shape)) + shape, np.atleast_2d)
 
 
 def atleast_3d(*arys):
@@ -241,12 +295,13 @@ def atleast_3d(*arys):
     def place(shape):
         return {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}[len(shape)]
 
-    return _at_least(arys, 3, "atleast_3d", place)
+    return _at_least(arys, 3, "atleast_3d", place, np.atleast_3d)
 
 
 # -- broadcasting --------------------------------------------------------------------------------
 def broadcast_to(array, shape, subok=False) -> Array:
-    """`array` repeated (without copying) to `shape` by NumPy's broadcasting rules.
+    """`array` repeated (without copying) to `shape` by NumPy's broadcasting rules: a read-only
+    view, as NumPy's (writing it raises ValueError; it follows later writes to `array`).
 
     >>> import lazyarr as la
     >>> la.broadcast_to(la.asarray([1, 2, 3]), (2, 3)).shape
@@ -260,11 +315,17 @@ def broadcast_to(array, shape, subok=False) -> Array:
         raise TypeError(f"broadcast_to: shape must be an int or a tuple of ints, got {shape!r}") from None
     if any(size < 0 for size in target):
         raise ValueError(f"broadcast_to: all elements of broadcast shape must be non-negative, got {target}")
-    return wrap(broadcast_node(source._node, target, where="broadcast_to"))
+    node = broadcast_node(source._node, target, where="broadcast_to")
+    return make_view(source, lambda base: broadcast_node(base, target, where="broadcast_to"), None, node,
+                     layout=lambda dummy: np.broadcast_to(dummy, target), refusal=read_only("broadcast_to"))
 
 
 def broadcast_arrays(*args, subok=False) -> tuple[Array, ...]:
     """All arguments broadcast to their common shape (a tuple, as NumPy 2 returns).
+
+    An argument already of that shape comes back itself, as in NumPy; the others are views
+    that follow their input but refuse writes (ValueError): their elements repeat, and NumPy
+    deprecates writing them (it warns, then writes each repeated element in turn).
 
     >>> import lazyarr as la
     >>> [x.shape for x in la.broadcast_arrays(la.zeros((3, 1)), la.zeros(4))]
@@ -272,7 +333,17 @@ def broadcast_arrays(*args, subok=False) -> tuple[Array, ...]:
     """
     arrays = [as_array(value, where="broadcast_arrays") for value in args]
     shape = shapes.broadcast_shapes(*(array.shape for array in arrays), where="broadcast_arrays")
-    return tuple(wrap(broadcast_node(array._node, shape, where="broadcast_arrays")) for array in arrays)
+    return tuple(array if array.shape == shape else _broadcast_view(array, shape) for array in arrays)
+
+
+def _broadcast_view(array: Array, shape) -> Array:
+    refusal = (
+        f"broadcast_arrays: this result repeats the elements of an input of shape {array.shape} "
+        f"over shape {shape}; NumPy deprecates writing it (a DeprecationWarning, then overlapping "
+        "writes) and lazyarr refuses; write to a .copy() of it, or to the input"
+    )
+    return make_view(array, lambda base: broadcast_node(base, shape, where="broadcast_arrays"), None,
+                     layout=lambda dummy: np.broadcast_to(dummy, shape), refusal=refusal)
 
 
 def broadcast_shapes(*args) -> tuple[int, ...]:
@@ -290,7 +361,8 @@ def broadcast_shapes(*args) -> tuple[int, ...]:
 
 # -- reversal and dtype ----------------------------------------------------------------------------
 def flip(m, axis=None) -> Array:
-    """Reverse the order of elements along `axis` (all axes by default).
+    """Reverse the order of elements along `axis` (all axes by default): a view, as NumPy's
+    (a 0-d array gives a copy: NumPy gives a scalar).
 
     >>> import lazyarr as la
     >>> la.flip(la.asarray([1, 2, 3])).tolist()
@@ -302,8 +374,10 @@ def flip(m, axis=None) -> Array:
     else:
         axes = tuple(sorted(normalize_axis_tuple(axis, array.ndim, where="flip")))
     if not axes:
-        return array
-    return wrap(make("reverse", [array._node], dimensions=axes))
+        return array if array.ndim else wrap(array._node)
+    return make_view(array, lambda base: make("reverse", [base], dimensions=axes),
+                     lambda base, value: make("reverse", [value], dimensions=axes),
+                     layout=lambda dummy: np.flip(dummy, axes))
 
 
 def astype(x, dtype, /, *, copy=True, device=None) -> Array:

@@ -107,9 +107,20 @@ _METHODS = {
     "trace": linalg.trace, "diagonal": linalg.diagonal, "dot": linalg.dot,
     "take": indexing.take, "nonzero": searching.nonzero, "argsort": searching.argsort,
     "searchsorted": searching.searchsorted, "sort": searching.sort_in_place,
-    "clip": elementwise.clip, "round": elementwise.round, "conj": elementwise.conj,
-    "conjugate": elementwise.conjugate,
+    "clip": elementwise.clip, "round": elementwise.round,
 }
+
+
+def _copy_method(self, order="C"):
+    """x.copy(): a new array with x's value, not a view: later writes to either leave the other
+    (`order` is accepted for NumPy's signature; lazy arrays have no memory layout)."""
+    return self.__copy__()
+
+
+def _conjugate_method(self):
+    """x.conj(), x.conjugate(): for a real array NumPy's method returns x itself (writes to
+    the result reach x); np.conj(x), a ufunc, returns a new array."""
+    return elementwise.conj(self) if self.dtype.kind == "c" else self
 
 
 def _matmul(self, other):
@@ -145,6 +156,8 @@ def _bind_methods():
     Array.__matmul__ = _matmul
     Array.__rmatmul__ = _rmatmul
     Array.explain = _explain
+    Array.conj = Array.conjugate = _conjugate_method
+    Array.copy = _copy_method
     Array.hlo = _hlo
     Array.__getitem__ = indexing.getitem
     Array.__setitem__ = _setitem

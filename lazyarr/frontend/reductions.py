@@ -6,7 +6,7 @@ keepdims. The interpreter's reduce calls np.sum/np.max itself, so values match N
 including NaN propagation in max/min. max/min of complex numbers use NumPy's lexicographic
 order (real part first; the first element holding a NaN wins), built from real reductions.
 
-mean, var, std and the nan-functions live in `statistics`; cumsum and friends in
+mean, var, std and the nan-functions (nanargmax too) live in `statistics`; cumsum and friends in
 `cumulative`; this module re-exports them so `reductions.__all__` lists every reduction.
 """
 
@@ -271,7 +271,18 @@ def _at_least_one(ndim: int) -> int:
 
 
 from .cumulative import cumprod, cumsum, cumulative_prod, cumulative_sum  # noqa: E402
-from .statistics import mean, nanmax, nanmean, nanmin, nanprod, nansum, std, var  # noqa: E402
+from .statistics import (  # noqa: E402
+    mean,
+    nanargmax,
+    nanargmin,
+    nanmax,
+    nanmean,
+    nanmin,
+    nanprod,
+    nansum,
+    std,
+    var,
+)
 
 __all__ = [
     "all",
@@ -288,6 +299,8 @@ __all__ = [
     "max",
     "mean",
     "min",
+    "nanargmax",
+    "nanargmin",
     "nanmax",
     "nanmean",
     "nanmin",

@@ -6,6 +6,10 @@ keepdims mean, squares (real**2 + imag**2 for complex, so the result is real) an
 and every division by a count runs in the dtype promoted with intp before casting back (as
 NumPy's true_divide(..., out=total, casting='unsafe') does). These functions build the same
 steps lazily so the values agree with NumPy bit for bit on the interpreter.
+
+nanargmax and nanargmin are NumPy's too (NaN replaced by -inf or +inf, then argmax or argmin),
+with one eager step: NumPy raises for an all-NaN slice, which only the values can tell, so they
+evaluate the check (and the result, in the same module) when called; see `nanargmax`.
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ import numpy as np
 
 from .. import dtypes
 from ..hlo import Instruction, make
-from . import elementwise
-from .array import Array
+from . import elementwise, tracing
+from .array import Array, evaluate_arrays
 from .core import as_array, convert, scalar_constant, wrap
 from .node_layout import filled
 from .reduction_support import (
@@ -240,4 +244,83 @@ def nanmin(a, axis=None, out=None, keepdims=NO_VALUE, initial=NO_VALUE, where=NO
     return _nan_extreme("nanmin", "fmin", "min", a, axis, out, keepdims, initial, where)
 
 
-__all__ = ["mean", "nanmax", "nanmean", "nanmin", "nanprod", "nansum", "std", "var"]
+def _raise_if_traced(name: str, nodes) -> None:
+    """Refuse nanargmax/nanargmin on a value traced by la.jit: the all-NaN check needs values.
+
+    Returning an index for an all-NaN slice (where NumPy raises) would be a silent wrong
+    answer, so a trace stops here with the fix; arrays that do not depend on the jitted
+    function's arguments are checked eagerly as outside la.jit. An escaped tracer falls
+    through to evaluation, which raises its own message.
+    """
+    if not tracing.is_tracing():
+        return
+    tracer = tracing.find_tracer(nodes, lambda node: node._bound is not None)
+    trace = tracing.tracer_of(tracer) if tracer is not None else None
+    if trace is None or not trace.active:
+        return
+    replacement = "-la.inf" if name == "nanargmax" else "la.inf"
+    plain = name.removeprefix("nan")
+    raise tracing.TracedValueError(
+        f"la.{name} on a traced array inside la.jit({trace.function_name}): NumPy raises "
+        "ValueError for an all-NaN slice, which only the array's values can tell, and a traced "
+        f"array has none yet; inside la.jit use la.{plain}(la.where(la.isnan(x), {replacement}, x), "
+        f"axis) (an all-NaN slice then gives index 0), or call la.{name} outside la.jit"
+    )
+
+
+def _nan_arg_extreme(name: str, kind: str, a, axis, out, keepdims) -> Array:
+    """NumPy's nanargmax/nanargmin step by step: replace NaN by the worst value, refuse
+    all-NaN slices (evaluated now), then argmax/argmin of the replaced array."""
+    array = as_array(a, where=name)
+    arg_extreme = _reductions().argmax if kind == "max" else _reductions().argmin
+    if not dtypes.is_inexact(array.dtype):
+        return arg_extreme(array, axis, out, keepdims=keepdims)  # no NaN: NumPy calls argmax
+    refuse_out(name, out)
+    replaced, is_nan = _replace_nan(name, array, -math.inf if kind == "max" else math.inf)
+    if array.size == 0:
+        return arg_extreme(replaced, axis, keepdims=keepdims)  # NumPy skips the check; argmax raises
+    # NumPy checks np.all(mask, axis) first, so its axis errors (and an all-NaN slice under a
+    # tuple axis, which argmax refuses) come before argmax's.
+    axes = reduction_axes(name, axis, array.ndim)
+    all_nan = reduce(is_nan, "and", axes)
+    any_all_nan = wrap(reduce(all_nan, "or", tuple(range(all_nan.ndim))))
+    try:
+        result = arg_extreme(replaced, axis, keepdims=keepdims)
+    except (TypeError, ValueError):
+        result = None  # argmax's own error, raised below unless a slice is all NaN
+    pending = [any_all_nan] if result is None else [any_all_nan, result]
+    _raise_if_traced(name, [item._node for item in pending])
+    evaluate_arrays(pending)  # one module: the check and the indices share the pass over `a`
+    if bool(any_all_nan):
+        raise ValueError(f"{name}: All-NaN slice encountered")
+    return result if result is not None else arg_extreme(replaced, axis, keepdims=keepdims)
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=NO_VALUE) -> Array:
+    """Index of the first maximum ignoring NaN (NumPy's: NaN replaced by -inf, then argmax).
+
+    An all-NaN slice raises ValueError("All-NaN slice encountered") as in NumPy. Only the
+    values can tell, so for float and complex input this evaluates when called: the check
+    and the indices are computed in one compiled module, and the returned array holds them.
+    Inside la.jit, on a value that depends on the jitted function's arguments, it raises
+    TracedValueError instead of returning an index for an all-NaN slice (use
+    `la.argmax(la.where(la.isnan(x), -la.inf, x), axis)` there). Integer and bool input
+    has no NaN: that is `argmax`, lazy. A slice of NaN and -inf gives the NaN's index, if
+    first, as NumPy's does. axis=None flattens; `out` must be None.
+
+    >>> la.nanargmax(la.asarray([[math.nan, 4.0], [2.0, 3.0]]), axis=0)   # int64 [1, 0]
+    """
+    return _nan_arg_extreme("nanargmax", "max", a, axis, out, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=NO_VALUE) -> Array:
+    """Index of the first minimum ignoring NaN (NaN replaced by +inf, then argmin).
+
+    Raises ValueError for an all-NaN slice and evaluates when called, as `nanargmax`.
+    """
+    return _nan_arg_extreme("nanargmin", "min", a, axis, out, keepdims)
+
+
+__all__ = [
+    "mean", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmin", "nanprod", "nansum", "std", "var",
+]

@@ -180,7 +180,23 @@ def _index_maps(inside_users, index_maps) -> int:
 
 
 def _remaps(instruction: Instruction) -> bool:
-    return instruction.op.has(INDEX_REMAP) and instruction.opcode not in ("broadcast", "reshape")
+    return bool(remapped_operands(instruction))
+
+
+def remapped_operands(instruction: Instruction) -> tuple[Instruction, ...]:
+    """The operands `instruction` reads at other indices than its own: a slice's, transpose's,
+    pad's data; a gather's, dynamic-slice's operand and a dynamic-update-slice's update (at
+    positions known only at run time). Broadcasts and reshapes count as same-index reads."""
+    opcode = instruction.opcode
+    if opcode == "dynamic-update-slice":
+        return instruction.operands[1:2]
+    if opcode == "pad":
+        return instruction.operands[:1]  # the second operand is the fill value
+    if opcode in ("gather", "dynamic-slice"):
+        return instruction.operands
+    if instruction.op.has(INDEX_REMAP) and opcode not in ("broadcast", "reshape"):
+        return instruction.operands
+    return ()
 
 
 def _element_reads(consumer: Instruction, producer: Instruction) -> int:

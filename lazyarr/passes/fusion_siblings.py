@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..hlo import Instruction
-from ..hlo.op import INDEX_REMAP, REDUCTION
-from .fusion_groups import Decision, GraphFacts, Group
+from ..hlo.op import REDUCTION
+from .fusion_groups import Decision, GraphFacts, Group, remapped_operands
 from .fusion_policy import FusionDecision, FusionPolicy
 
 CANDIDATES_PER_OPERAND = 8  # readers of one operand considered as siblings of each group
@@ -161,10 +161,7 @@ def _read_through_remap(reader: Cluster, writer: Cluster) -> tuple[Instruction, 
     indices (a stencil's producer, left out of its consumer for that reason, must not come
     back into it as an extra output)."""
     for member in reader.members.values():
-        if not member.op.has(INDEX_REMAP) or member.opcode in ("broadcast", "reshape"):
-            continue
-        data = member.operands[:1] if member.opcode == "pad" else member.operands  # pad's 2nd: the fill
-        for operand in data:
+        for operand in remapped_operands(member):
             if id(operand) in writer.members and id(operand) not in reader.members and operand.opcode != "constant":
                 return operand, member
     return None

@@ -16,7 +16,6 @@ import pytest
 
 import lazyarr as la
 
-# Big enough to split over the thread pool (backends/cpu.py: _PARALLEL_THRESHOLD elements).
 _LARGE = (400, 1000)
 
 
@@ -30,7 +29,7 @@ def _child_evaluates(data, queue):
 
 @pytest.mark.skipif(sys.platform == "win32" or "fork" not in multiprocessing.get_all_start_methods(),
                     reason="needs the fork start method")
-def test_forked_child_runs_large_kernels_after_the_pool_has_run():
+def test_forked_child_runs_large_kernels_after_the_pool_has_run(thread_pool_kernels):
     data = np.random.default_rng(0).random(_LARGE)
     x = la.asarray(data)
     np.testing.assert_allclose(np.asarray(la.exp(x)), np.exp(data), rtol=1e-15)  # the pool has run

@@ -60,8 +60,8 @@ def test_multi_output_kernel_with_outputs_of_different_shapes(shape, axis, sum_f
     assert_same(doubled, value * 2)
 
 
-def test_multi_output_kernel_split_over_threads():
-    # Large enough to run on the thread pool: a whole-array sum beside a loop root.
+def test_multi_output_kernel_split_over_threads(thread_pool_kernels):
+    # Run on the thread pool: a whole-array sum beside a loop root.
     value = np.arange(600 * 500, dtype=np.float64).reshape(600, 500) % 7  # exact partial sums
     lazy = la.asarray(value)
     total, doubled = la.eval(lazy.sum(), lazy * 2)

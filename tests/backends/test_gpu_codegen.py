@@ -233,7 +233,8 @@ def remap_cases() -> list[Case]:
 
 def concrete_remap_cases() -> list[Case]:
     """Remaps whose sizes live in attributes or data (symbolize() keeps such modules concrete):
-    strided slices, pads (interior too), concatenations, general reshapes, constant tables."""
+    strided slices, pads (interior too), concatenations, general reshapes, constant tables,
+    dynamic-slices and dynamic-update-slices."""
     cases = []
     for dtype in COMPILED:
         cases += [
@@ -251,6 +252,11 @@ def concrete_remap_cases() -> list[Case]:
             ]),
             Case(f"reshape/{dtype}", lambda p, d=dtype: [
                 make("reshape", [p(d)], shape=(35,)), make("reshape", [p(d)], shape=(7, 5)),
+            ]),
+            Case(f"dynamic slices/{dtype}", lambda p, d=dtype: [  # starts at run time, and clamped
+                make("dynamic-update-slice", [p(d), p(d, (2, 3)), p(dtypes.int64, ()), p(dtypes.int32, ())]),
+                make("dynamic-update-slice", [p(d), p(d, (2, 3)), constant(np.int64(-1)), constant(np.int64(9))]),
+                make("dynamic-slice", [p(d), p(dtypes.int64, ()), p(dtypes.int32, ())], sizes=(2, 3)),
             ]),
             Case(f"constant table/{dtype}", lambda p, d=dtype: [
                 make("select", [p(dtypes.bool_, (3,)), constant(np.arange(3).astype(d)), p(d, (3,))]),

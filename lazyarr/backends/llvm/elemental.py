@@ -7,8 +7,9 @@ concatenate, reshape), and leaves read memory. Intermediates never reach memory.
 Values are cached per (instruction, index) inside one loop body, so diamonds in the graph
 do not multiply the IR.
 
-`EMITTABLE` tells the fusion policy which instructions this emitter can generate; anything
-else runs on the host through its NumPy reference.
+`emit_refusal(instruction)` tells the fusion policy which instructions this emitter cannot
+generate, and why; those run on the host through their NumPy reference. Complex values are
+structs of two floats; their ops are in complex_ops.py.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import llvmlite.ir as ir
 
 from ... import dtypes
 from ...shapes import is_symbolic_size, placeholder_index
+from .complex_ops import COMPLEX_OPS, complex_constant, complex_type, convert_complex, select_value, touches_complex
 from .loops import INDEX, at_entry, index_constant
 from .scalar_ops import BINARY
 
@@ -30,17 +32,20 @@ _IR_TYPES = {
     dtypes.int64: ir.IntType(64), dtypes.uint64: ir.IntType(64),
     dtypes.float16: ir.HalfType(), dtypes.float32: ir.FloatType(), dtypes.float64: ir.DoubleType(),
 }
+# The real dtypes: every op, reductions and dots compile on them (and ahead-of-time entry points
+# take them). Complex dtypes compile in elementwise and layout ops (`emit_refusal`).
 COMPILED_DTYPES = frozenset(_IR_TYPES)
 
 
 def value_type(dtype) -> ir.Type:
-    """The register type of an element (bool is i1)."""
-    return _IR_TYPES[dtype]
+    """The register type of an element (bool is i1; complex a struct of two floats)."""
+    kind = _IR_TYPES.get(dtype)
+    return kind if kind is not None else complex_type(dtype)
 
 
 def memory_type(dtype) -> ir.Type:
     """The in-memory type of an element (bool is one byte, as NumPy stores it)."""
-    return ir.IntType(8) if dtype == dtypes.bool_ else _IR_TYPES[dtype]
+    return ir.IntType(8) if dtype == dtypes.bool_ else value_type(dtype)
 
 
 class EmitContext:
@@ -75,6 +80,8 @@ class EmitContext:
         return value
 
     def constant(self, value, dtype) -> ir.Constant:
+        if dtypes.is_complex(dtype):
+            return complex_constant(value, dtype)
         kind = value_type(dtype)
         if dtypes.is_floating(dtype):
             return ir.Constant(kind, float(value))
@@ -279,6 +286,8 @@ def convert_value(ctx: EmitContext, value, source, target):
     builder = ctx.builder
     if source == target:
         return value
+    if dtypes.is_complex(source) or dtypes.is_complex(target):
+        return convert_complex(ctx, value, source, target, convert_value)
     target_type = value_type(target)
     if target == dtypes.bool_:
         if dtypes.is_floating(source):
@@ -379,9 +388,14 @@ def _reverse_index(ctx, instr, index):
 
 def _clamped(builder, position, size):
     """`position` if 0 <= position < size (as signed), else 0: always a safe address."""
+    return _clamped_to(builder, position, index_constant(size))
+
+
+def _clamped_to(builder, position, size: ir.Value):
+    """`_clamped` for a size computed at run time (a placeholder size)."""
     inside = builder.and_(
         builder.icmp_signed(">=", position, index_constant(0)),
-        builder.icmp_signed("<", position, index_constant(size)),
+        builder.icmp_signed("<", position, size),
     )
     return builder.select(inside, position, index_constant(0)), inside
 
@@ -429,7 +443,37 @@ _SIMPLE_REMAPS = {
 
 EMITTABLE = frozenset(UNARY) | frozenset(BINARY) | frozenset(_SIMPLE_REMAPS) | {
     "parameter", "constant", "iota", "convert", "select", "clamp", "pad", "concatenate",
+    "dynamic-update-slice", "dynamic-slice",
 }
+
+# What compiles when an operand or the result is complex (complex_ops.py; no reductions).
+COMPLEX_EMITTABLE = frozenset(COMPLEX_OPS) | frozenset(_SIMPLE_REMAPS) | {
+    "parameter", "constant", "iota", "convert", "select", "pad", "concatenate",
+}
+
+
+def emit_refusal(instruction) -> str | None:
+    """Why a kernel cannot compute `instruction` (it then runs on the host through its NumPy
+    reference), completing "... is ": "a sqrt on complex64, which runs on the host (...)";
+    None when it can. Reductions are kernel roots (kernel.py), on real dtypes only.
+
+    Complex values of no elements stay on the host: a kernel reading an empty operand (pad,
+    concatenate) uses a zero of the element type in its place, which kernel.py spells for
+    scalars only; there is nothing to compute anyway.
+    """
+    opcode = instruction.opcode
+    if touches_complex(instruction):
+        complex_dtype = next(node.dtype for node in (instruction, *instruction.operands)
+                             if dtypes.is_complex(node.dtype))
+        if opcode not in COMPLEX_EMITTABLE:
+            return (f"a {opcode} on {complex_dtype}, which runs on the host (complex {opcode} has no "
+                    "code generator yet)")
+        if any(0 in node.shape for node in (instruction, *instruction.operands)):
+            return f"a {opcode} of an empty {complex_dtype} array (runs on the host)"
+        return None
+    if opcode not in EMITTABLE and opcode != "reduce":
+        return f"a {opcode}, which has no code generator yet (runs on the host)"
+    return None
 
 
 def _constant_element(ctx, node, index):
@@ -504,7 +548,63 @@ class ElementalEmitter:
             return _pad_plan(self.ctx, node, index)
         if opcode == "concatenate":
             return _concatenate_plan(self.ctx, node, index)
+        if opcode == "dynamic-update-slice":
+            return self._update_slice_plan(node, index)
+        if opcode == "dynamic-slice":
+            operand, *starts = node.operands
+            begins = self._clamped_starts(starts, operand.shape, node.shape)
+            return [[self.ctx.builder.add(position, begin) for position, begin in zip(index, begins)]] + (
+                [[]] * len(starts)), None
         return [index] * len(node.operands), None
+
+    def _clamped_starts(self, starts, extents, sizes) -> list:
+        """Run-time start of each dimension, clamped to [0, extent - size] as XLA's
+        dynamic-slice and dynamic-update-slice clamp them."""
+        builder = self.ctx.builder
+        begins = []
+        for start, extent, size in zip(starts, extents, sizes):
+            begin = convert_value(self.ctx, self._scalar(start), start.dtype, dtypes.int64)
+            last = builder.sub(self.ctx.extent(extent), self.ctx.extent(size))
+            begin = builder.select(builder.icmp_signed("<", begin, index_constant(0)), index_constant(0), begin)
+            begins.append(builder.select(builder.icmp_signed(">", begin, last), last, begin))
+        return begins
+
+    def _update_slice_plan(self, node, index):
+        """dynamic-update-slice(operand, update, *starts) at `index`: the update's element where
+        `index` falls in the (clamped) window, else the operand's; the mask is the plan.
+
+        An assignment `u[1:-1, 1:-1] = expression` becomes one kernel over the whole array,
+        with the expression computed inside it, instead of a copy of `u` and a host write."""
+        builder = self.ctx.builder
+        operand, update, *starts = node.operands
+        inside = ir.Constant(ir.IntType(1), 1)
+        update_index = []
+        begins = self._clamped_starts(starts, operand.shape, update.shape)
+        for position, begin, size in zip(index, begins, update.shape):
+            local = builder.sub(position, begin)
+            safe, within = _clamped_to(builder, local, self.ctx.extent(size))
+            inside = builder.and_(inside, within)
+            update_index.append(safe)
+        return [index, update_index] + [[]] * len(starts), inside
+
+    def _scalar(self, node):
+        """The value of a 0-d member (a start index), emitted where it is needed while planning."""
+        if node.opcode == "parameter":
+            return self.load(node.attr("number"), [])
+        if node.opcode == "constant":
+            return _constant_element(self.ctx, node, [])
+        order, seen, stack = [], set(), [node]
+        while stack:  # post order of the members it depends on
+            member = stack[-1]
+            waiting = [operand for operand in member.operands if id(operand) not in seen]
+            if waiting:
+                stack.extend(waiting)
+                continue
+            stack.pop()
+            if id(member) not in seen:
+                seen.add(id(member))
+                order.append(member)
+        return self.elements(order, [(node, [])])[0]
 
     def _emit(self, node, index, operands, plan):
         ctx, builder, opcode = self.ctx, self.ctx.builder, node.opcode
@@ -514,6 +614,8 @@ class ElementalEmitter:
             return _constant_element(ctx, node, index)
         if opcode == "iota":
             return convert_value(ctx, index[node.attr("dimension")], dtypes.int64, node.dtype)
+        if opcode in COMPLEX_OPS and touches_complex(node):
+            return COMPLEX_OPS[opcode](ctx, node, *operands)
         if opcode in UNARY:
             return UNARY[opcode](ctx, node, *operands)
         if opcode in BINARY:
@@ -523,16 +625,20 @@ class ElementalEmitter:
         if opcode == "convert":
             return convert_value(ctx, operands[0], node.operands[0].dtype, node.dtype)
         if opcode == "select":
-            return builder.select(*operands)
+            return select_value(builder, *operands)
         if opcode == "clamp":
             low, value, high = operands
             maximum, minimum = BINARY["maximum"], BINARY["minimum"]
             return minimum(ctx, node, maximum(ctx, node, value, low), high)
         if opcode == "pad":
-            return builder.select(plan, operands[0], operands[1])
+            return select_value(builder, plan, operands[0], operands[1])
+        if opcode == "dynamic-update-slice":
+            return builder.select(plan, operands[1], operands[0])
+        if opcode == "dynamic-slice":
+            return operands[0]
         if opcode == "concatenate":
             result = operands[-1]
             for value, inside in zip(reversed(operands[:-1]), reversed(plan[:-1])):
-                result = builder.select(inside, value, result)
+                result = select_value(builder, inside, value, result)
             return result
         raise NotImplementedError(f"elemental emitter: no rule for {opcode}")

@@ -133,13 +133,20 @@ class KernelBuilder:
         emitter = ElementalEmitter(ctx, load)
         output_pointers = pointers[len(parameters):]
         extent = outer_extent(computation)
+        # Loop outputs of one shape share one loop nest: values they share (a loop's running
+        # value, read by several outputs) are computed once per element, not once per output.
+        loop_groups: dict[tuple, tuple[list, list]] = {}
         for position, output in enumerate(computation.outputs):
             store = element_storer(ctx, output_pointers[position], output, scopes[len(parameters) + position])
             loops = self._split_loops if is_split(output, extent) else self._whole_loops
             if output.opcode == "reduce":
                 self._reduce(builder, emitter, output, begin, end, store, loops)
             else:
-                self._loop(builder, emitter, output, begin, end, store, loops)
+                outputs, stores = loop_groups.setdefault((output.shape, loops), ([], []))
+                outputs.append(output)
+                stores.append(store)
+        for (_, loops), (outputs, stores) in loop_groups.items():
+            self._loop(builder, emitter, outputs, begin, end, stores, loops)
         builder.ret_void()
         return name
 
@@ -171,14 +178,15 @@ class KernelBuilder:
 
         nest(0)
 
-    def _loop(self, builder, emitter, output, begin, end, store, loops):
-        order = post_order([output])
+    def _loop(self, builder, emitter, outputs, begin, end, stores, loops):
+        order = post_order(outputs)
 
         def body(index):
-            (value,) = emitter.elements(order, [(output, index)])
-            store(index, value)
+            values = emitter.elements(order, [(output, index) for output in outputs])
+            for store, value in zip(stores, values):
+                store(index, value)
 
-        loops(emitter.ctx, output.shape, begin, end, body)
+        loops(emitter.ctx, outputs[0].shape, begin, end, body)
 
     def _reduce(self, builder, emitter, output, begin, end, store, loops):
         (operand,) = output.operands

@@ -9,9 +9,16 @@ so loops calling exp/log/tanh stay vectorized; every other function calls the C 
 GPU: NVIDIA's libdevice (`__nv_expf`, `__nv_sin`, ...: the functions CUDA's own math library
 compiles to, linked into each PTX module as bitcode, see nvptx.py), and the straight-line
 polynomials for what libdevice lacks (logistic, logaddexp, sqrt), which are plain LLVM IR.
+
+"fma" (a*b + c) is the multiply-add of NumPy's SIMD complex loops (complex_ops.py): one
+rounding (llvm.fma) on targets with fused multiply-add instructions, as NumPy's
+`npyv_muladdsub` and Highway's `MulAdd` compile there (x86-64 with FMA3, AArch64, NVPTX),
+and two roundings on x86-64 without FMA3, where NumPy multiplies and adds separately.
 """
 
 from __future__ import annotations
+
+import functools
 
 import llvmlite.ir as ir
 
@@ -46,8 +53,29 @@ def libm_call(ctx, name: str, dtype, *arguments):
     return ctx.builder.call(function, arguments)
 
 
+@functools.cache
+def _host_fuses_multiply_add() -> bool:
+    """Whether NumPy's SIMD loops fuse multiply-adds on this host (see the module docstring)."""
+    import llvmlite.binding as llvm
+
+    from .target import host_cpu_features
+
+    if llvm.get_process_triple().startswith(("aarch64", "arm64")):
+        return True
+    return "+fma" in host_cpu_features().split(",")
+
+
+def multiply_add(ctx, fused: bool, a, b, c):
+    """a*b + c, rounded once (`fused`) or twice."""
+    if fused:
+        return ctx.intrinsic("llvm.fma", a, b, c)
+    return ctx.builder.fadd(ctx.builder.fmul(a, b), c)
+
+
 def cpu_math(ctx, name: str, dtype, *arguments):
     """`name(*arguments)` for float32/float64 values (float16 is widened by the caller)."""
+    if name == "fma":
+        return multiply_add(ctx, _host_fuses_multiply_add(), *arguments)
     if name == "fmod":
         return ctx.builder.frem(*arguments)  # exact on the CPU (LLVM calls fmod where needed)
     polynomial = _polynomials().get((name, dtype.name))
@@ -60,6 +88,8 @@ def gpu_math(ctx, name: str, dtype, *arguments):
     """`name(*arguments)` on NVPTX: libdevice's `__nv_<name>[f]`, else a straight-line polynomial.
     fmod too: NVPTX lowers LLVM's `frem` to x - trunc(x / y) * y, whose rounded quotient is wrong
     for large |x / y| (float32 1e10 % 3 gives 256); libdevice's fmod is exact."""
+    if name == "fma":
+        return multiply_add(ctx, True, *arguments)
     if name in _LIBM_NAMES:
         symbol = "__nv_" + _LIBM_NAMES[name] + ("f" if dtype == dtypes.float32 else "")
         function = ctx.module.globals.get(symbol)
