@@ -11,6 +11,7 @@ one computation) to keep the compile count, and the suite's time, small.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -270,11 +271,20 @@ def test_empty_complex_arrays():
 
 
 def _program_kernels():
-    """benchmarks/program_kernels.py (the whole programs), loaded from its file."""
+    """benchmarks/program_kernels.py (the whole programs), loaded from its file.
+
+    The module puts benchmarks/ first on sys.path to find its sibling `workloads`; the path is put
+    back afterwards, or benchmarks/dask.py would shadow the real `dask` package for every later
+    import in the test session (scikit-learn's estimator discovery imports it).
+    """
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "program_kernels.py"
     spec = importlib.util.spec_from_file_location("program_kernels", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    saved_path = list(sys.path)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved_path
     return module
 
 
