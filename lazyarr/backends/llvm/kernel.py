@@ -19,7 +19,7 @@ import llvmlite.ir as ir
 from ... import dtypes
 from ...hlo import Computation, post_order
 from .elemental import ElementalEmitter, EmitContext, linearize, memory_type, value_type
-from .loops import INDEX, entry_alloca, for_range, index_constant, opaque_index
+from .loops import INDEX, entry_alloca, for_range, index_constant, opaque_index, tile_alloca
 from .scalar_ops import BINARY
 
 POINTER = ir.PointerType()
@@ -137,9 +137,13 @@ class KernelBuilder:
         # value, read by several outputs) are computed once per element, not once per output.
         loop_groups: dict[tuple, tuple[list, list]] = {}
         for position, output in enumerate(computation.outputs):
-            store = element_storer(ctx, output_pointers[position], output, scopes[len(parameters) + position])
-            loops = self._split_loops if is_split(output, extent) else self._whole_loops
-            if output.opcode == "reduce":
+            output_scopes = scopes[len(parameters) + position]
+            store = element_storer(ctx, output_pointers[position], output, output_scopes)
+            split = is_split(output, extent)
+            loops = self._split_loops if split else self._whole_loops
+            if output.opcode == "reduce" and is_column_reduction(output):
+                self._column_reduce(emitter, output, begin, end, store, split)
+            elif output.opcode == "reduce":
                 self._reduce(builder, emitter, output, begin, end, store, loops)
             else:
                 outputs, stores = loop_groups.setdefault((output.shape, loops), ([], []))
@@ -246,6 +250,112 @@ class KernelBuilder:
         loops(ctx, output.shape, begin, end, body)
 
 
+    def _column_reduce(self, emitter, output, begin, end, store, split):
+        """A reduction that keeps the operand's innermost axis (`is_column_reduction`: a bias
+        gradient `g.sum(axis=0)`, a column mean), in XLA's column-reduction shape: for each
+        tile of _TILE contiguous output elements, the reduced axes are walked row by row and
+        each row's tile is combined into a tile of accumulators on the stack. The inner loop
+        runs along contiguous elements, so it vectorizes, and every element of the fused
+        operand is computed once (the per-element order reads one strided column per output).
+        Float sums add each block of _SUM_BLOCK rows into a partial tile first, as `_reduce`
+        does: the same order of additions, so the same accuracy, as that path."""
+        ctx = emitter.ctx
+        builder = ctx.builder
+        (operand,) = output.operands
+        kind, reduced = output.attr("kind"), output.attr("dimensions")
+        last = operand.ndim - 1
+        outer_kept = [axis for axis in range(last) if axis not in reduced]
+        accumulate_dtype = ACCUMULATOR.get(output.dtype, output.dtype)
+        element_type = value_type(accumulate_dtype)
+        totals = tile_alloca(builder, element_type, _TILE, name="totals")
+        blocked = kind == "sum" and dtypes.is_floating(accumulate_dtype)
+        partials = tile_alloca(builder, element_type, _TILE, name="partials") if blocked else totals
+        identity = reduction_identity(ctx, kind, accumulate_dtype)
+        order = post_order([operand])
+        operand_index = [None] * operand.ndim
+
+        def cell(tile, position):
+            return builder.gep(tile, [position], inbounds=True, source_etype=element_type)
+
+        def each(count, body, name):
+            with for_range(builder, 0, count, name=name) as position:
+                body(position)
+
+        def fill(tile, count):
+            each(count, lambda position: builder.store(identity, cell(tile, position)), "fill")
+
+        def add_row(first, count):
+            def body(position):
+                operand_index[last] = builder.add(first, position)
+                (value,) = emitter.elements(order, [(operand, list(operand_index))])
+                if accumulate_dtype != operand.dtype:
+                    value = builder.fpext(value, value_type(accumulate_dtype))
+                accumulator = cell(partials, position)
+                builder.store(combine(ctx, kind, accumulate_dtype, builder.load(accumulator), value), accumulator)
+            each(count, body, "column")
+
+        def fold_partials(count):
+            def body(position):
+                total, partial = cell(totals, position), cell(partials, position)
+                builder.store(combine(ctx, kind, accumulate_dtype, builder.load(total), builder.load(partial)), total)
+            each(count, body, "fold")
+
+        def rows(level, first, count):
+            if level == len(reduced):
+                add_row(first, count)
+                return
+            axis = reduced[level]
+            extent = ctx.extent(operand.shape[axis])
+            if blocked and level == len(reduced) - 1:
+                block = index_constant(_SUM_BLOCK)
+                blocks = builder.udiv(builder.add(extent, index_constant(_SUM_BLOCK - 1)), block)
+                with for_range(builder, 0, blocks, name=f"b{axis}") as number:
+                    start = builder.mul(number, block)
+                    stop = builder.add(start, block)
+                    stop = builder.select(builder.icmp_signed("<", stop, extent), stop, extent)
+                    fill(partials, count)
+                    with for_range(builder, start, stop, name=f"r{axis}") as position:
+                        operand_index[axis] = position
+                        rows(level + 1, first, count)
+                    fold_partials(count)
+                return
+            with for_range(builder, 0, extent, name=f"r{axis}") as position:
+                operand_index[axis] = position
+                rows(level + 1, first, count)
+
+        def tiles(start, stop):
+            tile = index_constant(_TILE)
+            with for_range(builder, start, stop, name="tile", step=tile) as first:
+                left = builder.sub(stop, first)
+                count = builder.select(builder.icmp_signed("<", left, tile), left, tile)
+                fill(totals, count)
+                rows(0, first, count)
+
+                def write(position):
+                    result = builder.load(cell(totals, position))
+                    if accumulate_dtype != output.dtype:
+                        result = builder.fptrunc(result, value_type(output.dtype))
+                    kept_index = [operand_index[axis] for axis in outer_kept]
+                    store(kept_index + [builder.add(first, position)], result)
+                each(count, write, "write")
+
+        def outer(level):
+            if level == len(outer_kept):
+                whole = (0, ctx.extent(operand.shape[last]))
+                tiles(*((begin, end) if split and not outer_kept else whole))
+                return
+            axis = outer_kept[level]
+            start, stop = (begin, end) if split and level == 0 else (0, ctx.extent(operand.shape[axis]))
+            with for_range(builder, start, stop, name=f"d{axis}") as position:
+                operand_index[axis] = position
+                outer(level + 1)
+
+        if split:
+            outer(0)
+        else:
+            with builder.if_then(builder.icmp_signed("==", begin, index_constant(0))):
+                outer(0)
+
     @staticmethod
     def _blocked_loop(ctx, extent, axis, total, partial, kind, dtype, body):
         """for each block of _SUM_BLOCK positions: partial = identity; body(position) for each
@@ -261,6 +371,23 @@ class KernelBuilder:
             with for_range(builder, start, end, name=f"r{axis}") as position:
                 body(position)
             builder.store(combine(ctx, kind, dtype, builder.load(total), builder.load(partial)), total)
+
+
+# Column reductions: a tile of this many contiguous output elements is accumulated at once; the
+# innermost kept axis must have at least _COLUMN_MIN elements (below, per-element accumulators).
+_TILE = 64
+_COLUMN_MIN = 4
+
+
+def is_column_reduction(output) -> bool:
+    """Whether `output` (a reduce) runs as `KernelBuilder._column_reduce`: some axis is reduced,
+    the operand's innermost axis is kept with at least _COLUMN_MIN elements (a placeholder
+    size counts as large), and the dtype is not complex."""
+    (operand,) = output.operands
+    reduced = output.attr("dimensions")
+    if not reduced or operand.ndim - 1 in reduced or dtypes.is_complex(output.dtype):
+        return False
+    return operand.shape[-1] >= _COLUMN_MIN
 
 
 def depends_on(value: ir.Value, target: ir.Value) -> bool:

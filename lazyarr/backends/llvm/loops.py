@@ -66,6 +66,12 @@ def entry_alloca(builder: ir.IRBuilder, value_type: ir.Type, name: str = "") -> 
         return builder.alloca(value_type, name=name)
 
 
+def tile_alloca(builder: ir.IRBuilder, element_type: ir.Type, count: int, name: str = "") -> ir.AllocaInstr:
+    """`count` elements on the stack, allocated in the entry block (a tile of accumulators)."""
+    with at_entry(builder, first=True):
+        return builder.alloca(element_type, size=index_constant(count), name=name)
+
+
 def opaque_index(builder: ir.IRBuilder, value: ir.Value) -> ir.Value:
     """`value` passed through an empty inline asm in the entry block: LLVM cannot see it is
     a constant. A loop bounded by it is never fully unrolled, which matters where unrolling
