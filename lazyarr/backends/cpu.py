@@ -3,9 +3,10 @@
 `compile(module)` runs the target-independent pipeline with this backend's fusion policy,
 turns every fusion into an LLVM function (all of a module's kernels go into one LLVM module,
 optimized at O3 for the host CPU and JIT-compiled once), and plans the entry computation
-as a list of steps over buffer slots: kernels, and host steps that run an instruction's
-NumPy reference (dot through NumPy's BLAS, custom-calls, scatter), as XLA's auto-clustering
-leaves unsupported ops to TensorFlow. Kernels split their outermost output dimension over a
+as a list of steps over buffer slots: kernels (a float matrix product is a kernel calling
+NumPy's own CBLAS gemm, llvm/blas.py), and host steps that run an instruction's NumPy
+reference (batched or integer dots, custom-calls, scatter), as XLA's auto-clustering leaves
+unsupported ops to TensorFlow. Kernels split their outermost output dimension over a
 thread pool when the output is large; ctypes releases the GIL during each call.
 """
 
@@ -28,7 +29,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from .. import _profiler
-from ..hlo import Computation, Instruction, Module
+from ..hlo import Computation, Instruction, Module, make
 from ..hlo.text import print_computation
 from ..passes.default import default_pipeline
 from ..passes.fusion import FusionDecision, FusionPolicy
@@ -36,6 +37,7 @@ from ..persistent_cache import disk_cache
 from ..shapes import is_symbolic_size, resolve_shape
 from .kernel_sizes import canonical_sizes
 from .llvm import dispatch
+from .llvm.blas import gemm, is_native_dot, native_dot_refusal
 from .llvm.elemental import COMPILED_DTYPES, emit_refusal  # noqa: F401 (tests read COMPILED_DTYPES here)
 from .llvm.kernel import KernelBuilder, outer_extent
 from .llvm.math_table import cpu_math
@@ -98,6 +100,17 @@ class CpuFusionPolicy(FusionPolicy):
         if instruction.opcode == "dynamic-update-slice":
             return FusionDecision.yes()  # a select between update and operand per element
         return super().is_fusible(instruction)
+
+
+def dot_kernel(dot: Instruction) -> tuple[Computation, tuple[Instruction, ...]]:
+    """`dot` as a kernel of its own (one BLAS call, llvm/blas.py) and the operands it reads:
+    the dot of parameters 0 (and 1, unless both operands are one value: `x @ x.T`)."""
+    operands = tuple(dict.fromkeys(dot.operands))
+    parameters = tuple(make("parameter", number=number, shape=operand.shape, dtype=operand.dtype)
+                       for number, operand in enumerate(operands))
+    standing_for = dict(zip(operands, parameters))
+    root = make("dot", [standing_for[operand] for operand in dot.operands], **dot.attributes)
+    return Computation("dot", parameters, (root,)), operands
 
 
 def is_buffer_view(instruction: Instruction) -> bool:
@@ -408,7 +421,9 @@ def _code_version() -> str:
     to it gives new persistent-cache keys)."""
     import llvmlite
 
-    digest = hashlib.sha256(f"{cpu_features_key()}|{llvmlite.__version__}|{llvm.llvm_version_info}".encode())
+    blas = gemm()
+    digest = hashlib.sha256(f"{cpu_features_key()}|{llvmlite.__version__}|{llvm.llvm_version_info}|"
+                            f"{blas.abi if blas else 'no blas'}".encode())
     for path in sorted(Path(__file__).parent.joinpath("llvm").glob("*.py")) + [
             Path(__file__), Path(__file__).parent / "kernel_sizes.py"]:
         digest.update(path.read_bytes())
@@ -505,11 +520,16 @@ class CpuBackend:
         launched: dict[tuple, KernelStep] = {}
         new_kernels: dict[tuple, Computation] = {}  # fingerprint -> kernel, compiled below
         for instruction in slots.instructions():
-            if instruction.opcode != "fusion":
+            if instruction.opcode == "fusion":
+                computation, operands = instruction.attr("computation"), instruction.operands
+                key = (id(computation), tuple(id(o) for o in operands))
+                output_index = instruction.attr("output_index")
+            elif instruction.opcode == "dot" and native_dot_refusal(instruction) is None:
+                computation, operands = dot_kernel(instruction)
+                key, output_index = (id(instruction),), 0
+            else:
                 steps.append(slots.host_step(instruction))
                 continue
-            computation = instruction.attr("computation")
-            key = (id(computation), tuple(id(o) for o in instruction.operands))
             if key not in launched:
                 kernel_computation, size_map = canonical_sizes(computation)
                 fingerprint = kernel_fingerprint(kernel_computation)
@@ -524,16 +544,18 @@ class CpuBackend:
                 work = [node.shape for node in computation.outputs + computation.parameters]
                 symbolic = any(is_symbolic_size(size) for shape in work for size in shape)
                 cost = work_per_element(computation)
+                # A gemm kernel is never split over the pool: BLAS runs its own threads.
+                parallel = not symbolic and not is_native_dot(computation) and _parallel(extent, work, cost)
                 step = KernelStep(
-                    fingerprint, [slots.of(o) for o in instruction.operands], [None] * len(computation.outputs),
+                    fingerprint, [slots.of(o) for o in operands], [None] * len(computation.outputs),
                     [(output.shape, output.dtype) for output in computation.outputs], extent,
-                    parallel=not symbolic and _parallel(extent, work, cost), symbolic_work=work if symbolic else None,
+                    parallel=parallel, symbolic_work=work if symbolic else None,
                     size_map=size_map, work_per_element=cost,
                 )
                 launched[key] = step
                 steps.append(step)
                 pending.append(step)
-            launched[key].outputs[instruction.attr("output_index")] = slots.of(instruction)
+            launched[key].outputs[output_index] = slots.of(instruction)
         for step in pending:
             step.outputs = [slot if slot is not None else slots.fresh() for slot in step.outputs]
         compiled, texts = _compile_kernels(new_kernels) if new_kernels else ({}, [])

@@ -18,6 +18,7 @@ import llvmlite.ir as ir
 
 from ... import dtypes
 from ...hlo import Computation, post_order
+from .blas import emit_gemm, is_native_dot
 from .elemental import ElementalEmitter, EmitContext, linearize, memory_type, value_type
 from .loops import INDEX, entry_alloca, for_range, index_constant, opaque_index, tile_alloca
 from .scalar_ops import BINARY
@@ -128,6 +129,10 @@ class KernelBuilder:
             for position in range(len(computation.parameters) + len(computation.outputs))
         ]
         parameters = computation.parameters
+        if is_native_dot(computation):  # one BLAS call (blas.py)
+            emit_gemm(ctx, computation, pointers)
+            builder.ret_void()
+            return name
         scopes = buffer_alias_scopes(self.module, name, len(pointers))
         load = buffer_loader(ctx, pointers, parameters, scopes)
         emitter = ElementalEmitter(ctx, load)
