@@ -35,10 +35,10 @@ def inside(inner, outer) -> bool:
 
 
 def large_graph():
-    """A kernel and a dot (a host step on the CPU backend)."""
+    """A kernel and an integer dot (a host step on the CPU backend: BLAS has no integer gemm)."""
     values = np.random.default_rng(0).standard_normal((512, 256))
-    x = la.asarray(values)
-    return la.exp(x) * 2.5 + 1, (x.T @ x).sum(), values
+    x, counts = la.asarray(values), la.asarray((values > 0).astype(np.int64))
+    return la.exp(x) * 2.5 + 1, (counts.T @ counts).sum(), values
 
 
 def test_each_category_is_recorded_and_nested_in_its_parent(backend, monkeypatch):

@@ -17,6 +17,7 @@ import functools
 import hashlib
 import math
 import os
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -172,6 +173,10 @@ class NativeRun:
     outputs: list[tuple[int, tuple, np.dtype]] = field(default_factory=list)  # (slot, shape, dtype)
     # real sizes -> (program with their extents, or None if a kernel wants threads; outputs)
     sized: dict = field(default_factory=dict)
+    # Slots only this run reads (`native_runs`): their buffers are kept for the next run.
+    internal: frozenset = frozenset()
+    scratch: dict = field(default_factory=dict)  # real sizes -> {slot: buffer}
+    scratch_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self):
         self.outputs = [(slot, shape, dtype) for kernel in self.kernels
@@ -198,35 +203,44 @@ def _sized_plan(run: NativeRun, sizes) -> tuple:
     return program, outputs, vectors  # the plan keeps the size vectors the program points to
 
 
-def native_runs(steps: list) -> list:
+def native_runs(steps: list, output_slots=()) -> list:
     """`steps` with each stretch of single-threaded kernels replaced by a NativeRun (even one
     kernel: a dispatch call costs less than a ctypes call with a pointer array); unchanged
-    where native dispatch is not available."""
+    where native dispatch is not available. A run's `internal` slots are those it writes that
+    no later step reads and that are not among the module's `output_slots`."""
     if dispatch.dispatcher() is None:
         return steps
+    read_after = [set(output_slots)]  # read_after[i]: slots read by steps[i:] or returned
+    for step in reversed(steps):
+        read = step.inputs
+        read_after.append(read_after[-1].union(read))
+    read_after.reverse()
     grouped, stretch = [], []
 
-    def close():
+    def close(position):
+        """End the stretch before steps[position]."""
         if stretch:
             kernels = list(stretch)
             words = [(ctypes.cast(kernel.function, ctypes.c_void_p).value,
                       kernel.extent if kernel.symbolic_work is None else 0, ctypes.addressof(_NO_SIZES),
                       kernel.inputs + kernel.outputs) for kernel in kernels]
             program, positions = dispatch.program(words)
+            written = {slot for kernel in kernels for slot in kernel.outputs}
             # A kernel reads placeholder sizes when its size_map is not empty, also when none
             # sits in its inputs or outputs (sum(ones(n)): only the inner broadcast has n); the
             # template's size vectors are empty, so such a run must be planned per sizes.
             grouped.append(NativeRun(kernels, program, positions,
-                                     any(kernel.symbolic_work is not None or kernel.size_map for kernel in kernels)))
+                                     any(kernel.symbolic_work is not None or kernel.size_map for kernel in kernels),
+                                     internal=frozenset(written - read_after[position])))
             stretch.clear()
 
-    for step in steps:
+    for position, step in enumerate(steps):
         if isinstance(step, KernelStep) and not step.parallel:
             stretch.append(step)
         else:
-            close()
+            close(position)
             grouped.append(step)
-    close()
+    close(len(steps))
     return grouped
 
 
@@ -285,7 +299,7 @@ class CpuExecutable:
 
     @functools.cached_property
     def dispatched(self) -> list:
-        return native_runs(self.steps)
+        return native_runs(self.steps, self.output_slots)
 
 
 def _run_host_step(step: HostStep, slots, sizes) -> None:
@@ -320,10 +334,41 @@ def _run_native(run: NativeRun, slots, sizes) -> None:
             return
     else:
         program, outputs = run.program, run.outputs
-    for slot, shape, dtype in outputs:
-        slots[slot] = _output(shape, dtype)
-    objects = (ctypes.c_void_p * len(slots))(*map(id, slots))
-    dispatch.dispatcher()(program, objects)
+    if not run.internal or not run.scratch_lock.acquire(blocking=False):  # (busy: another thread runs it)
+        for slot, shape, dtype in outputs:
+            slots[slot] = _output(shape, dtype)
+        dispatch.dispatcher()(program, (ctypes.c_void_p * len(slots))(*map(id, slots)))
+        return
+    try:
+        key = tuple(sizes) if run.symbolic else ()  # a run of concrete kernels: one set of buffers
+        scratch = run.scratch.get(key)
+        if scratch is None:
+            scratch = _scratch_buffers(run, outputs, key)
+        for slot, shape, dtype in outputs:
+            buffer = scratch.get(slot)
+            slots[slot] = _output(shape, dtype) if buffer is None else buffer
+        dispatch.dispatcher()(program, (ctypes.c_void_p * len(slots))(*map(id, slots)))
+    finally:
+        run.scratch_lock.release()
+
+
+# A run keeps the buffers of values only it reads (temporaries between its kernels) for its
+# next call, so a loop calling the same executable allocates only what it returns. Each kept
+# buffer is at most _SCRATCH_BYTES (larger ones come and go with each run), and a run keeps
+# buffers for at most _SCRATCH_SIZES sets of placeholder sizes.
+_SCRATCH_BYTES = 1 << 22
+_SCRATCH_SIZES = 4
+
+
+def _scratch_buffers(run: NativeRun, outputs, sizes) -> dict[int, np.ndarray]:
+    """The buffers `run` keeps for its internal slots at these sizes (made on first use). No
+    kept buffer aliases another value: each is one slot's, written and read within the run."""
+    if len(run.scratch) >= _SCRATCH_SIZES:
+        run.scratch.clear()
+    scratch = run.scratch[sizes] = {
+        slot: _output(shape, dtype) for slot, shape, dtype in outputs
+        if slot in run.internal and math.prod(shape) * dtype.itemsize <= _SCRATCH_BYTES}
+    return scratch
 
 
 def _run_kernel(step: KernelStep, slots, sizes):

@@ -505,11 +505,23 @@ def mismatch_report(computation, arguments, position, expected, actual, backend_
             f"actual ({backend_name}) {name} =\n{exact_repr(actual)}")
 
 
+def run_twice(computation, arguments):
+    """The executable's outputs from a first run, checked unchanged by a second run on other
+    inputs: native runs keep their temporaries' buffers for the next call, and no kept buffer
+    may be one the first run returned (or the second run would overwrite a user's result)."""
+    executable = compile_module(Module("main", computation), "cpu")
+    first = executable.run(arguments)
+    kept = [np.array(value, copy=True) for value in first]
+    executable.run([np.flip(argument) for argument in arguments])
+    for position, (before, after) in enumerate(zip(kept, first)):
+        assert before.tobytes() == after.tobytes(), f"output {position} changed when the executable ran again"
+    return first
+
+
 @settings(deadline=None)  # the profile sets the number of graphs (module docstring)
 @given(random_graphs())
 def test_cpu_backend_matches_the_evaluator_on_random_graphs(graph):
-    check_random_graph(
-        graph, lambda computation, arguments: compile_module(Module("main", computation), "cpu").run(arguments), "cpu")
+    check_random_graph(graph, run_twice, "cpu")
 
 
 # ------------------------------------------------------------------ the fuzz test's own parts
