@@ -111,7 +111,7 @@ def host_only_error(instruction: Instruction) -> NotImplementedError:
     reason = f" on {', '.join(uncompiled)}" if uncompiled else ""
     return NotImplementedError(
         f"aot: op {what}{reason} needs the Python runtime (the CPU backend runs it on the host "
-        "through NumPy); ahead-of-time code supports elementwise, layout and reduction ops and dot "
+        "through NumPy); ahead-of-time code supports elementwise, layout, reduction and scan ops and dot "
         f"on {', '.join(sorted(str(dtype) for dtype in COMPILED_DTYPES))}"
     )
 

@@ -96,6 +96,20 @@ def buffer_loader(ctx, pointers, parameters, scopes=None):
     return load
 
 
+def element_loader(ctx, pointer, output, scopes=None):
+    """`load(index)`: read back an element of `output` already stored (a scan reads its
+    previous row, `KernelBuilder._scan`)."""
+    builder = ctx.builder
+
+    def load(index):
+        address = builder.gep(pointer, [linearize(ctx, index, output.shape)], source_etype=memory_type(output.dtype))
+        value = builder.load(address, typ=memory_type(output.dtype))
+        _annotate(value, scopes)
+        return value
+
+    return load
+
+
 def element_storer(ctx, pointer, output, scopes=None):
     """`store(index, value)`: write one element of `output` to its row-major buffer (alias
     metadata `scopes` as in `buffer_loader`)."""
@@ -146,7 +160,10 @@ class KernelBuilder:
             store = element_storer(ctx, output_pointers[position], output, output_scopes)
             split = is_split(output, extent)
             loops = self._split_loops if split else self._whole_loops
-            if output.opcode == "reduce" and is_column_reduction(output):
+            if output.opcode == "cumulative":
+                load = element_loader(ctx, output_pointers[position], output, output_scopes)
+                self._scan(emitter, output, begin, end, store, load, split and output.attr("dimension") != 0)
+            elif output.opcode == "reduce" and is_column_reduction(output):
                 self._column_reduce(emitter, output, begin, end, store, split)
             elif output.opcode == "reduce":
                 self._reduce(builder, emitter, output, begin, end, store, loops)
@@ -360,6 +377,44 @@ class KernelBuilder:
         else:
             with builder.if_then(builder.icmp_signed("==", begin, index_constant(0))):
                 outer(0)
+
+    def _scan(self, emitter, output, begin, end, store, load, split):
+        """A cumulative sum or product along `dimension`, in NumPy's order: the first element
+        as it is (-0.0 stays -0.0), then each one combined with the running value, one
+        rounding per step as `np.add.accumulate`. Along the innermost axis the running value
+        stays in a register; along another axis each element adds the previous row's output
+        (read back, contiguous, so it vectorizes across the row). A scan along the first
+        axis runs whole (`split` false): its rows depend on each other."""
+        ctx = emitter.ctx
+        builder = ctx.builder
+        (operand,) = output.operands
+        kind, dimension = output.attr("kind"), output.attr("dimension")
+        order = post_order([operand])
+        innermost = dimension == operand.ndim - 1
+        running = entry_alloca(builder, value_type(output.dtype), name="running")
+        floating = dtypes.is_floating(output.dtype)
+
+        def step(previous, value):
+            if kind == "sum":
+                return builder.fadd(previous, value) if floating else builder.add(previous, value)
+            return builder.fmul(previous, value) if floating else builder.mul(previous, value)
+
+        def body(index):
+            (value,) = emitter.elements(order, [(operand, list(index))])
+            first = builder.icmp_signed("==", index[dimension], index_constant(0))
+            if innermost:
+                previous = builder.load(running)  # (unset before a row's first element: not chosen)
+            else:
+                previous_index = list(index)
+                previous_index[dimension] = builder.select(
+                    first, index[dimension], builder.sub(index[dimension], index_constant(1)))
+                previous = load(previous_index)
+            result = builder.select(first, value, step(previous, value))
+            if innermost:
+                builder.store(result, running)
+            store(index, result)
+
+        (self._split_loops if split else self._whole_loops)(ctx, output.shape, begin, end, body)
 
     @staticmethod
     def _blocked_loop(ctx, extent, axis, total, partial, kind, dtype, body):
