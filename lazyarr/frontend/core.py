@@ -99,7 +99,15 @@ def scalar_constant(value, dtype) -> Instruction:
         # Keyed by the bits: -0.0 and 0.0 (equal) and NaNs of either sign stay distinct.
         bits = struct.pack("<2d", value.real, value.imag)
         return _python_scalar_constant(kind, bits, dtype)
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        return _numpy_scalar_constant(value.dtype, value.tobytes(), dtype)  # a count in `mean`
     return constant(np.asarray(value).astype(dtype))
+
+
+@functools.lru_cache(maxsize=1024)
+def _numpy_scalar_constant(source, raw: bytes, dtype) -> Instruction:
+    """Constants from NumPy scalars, keyed by their bytes (so -0.0 and NaNs stay distinct)."""
+    return constant(np.frombuffer(raw, source).reshape(()).astype(dtype))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -59,7 +59,7 @@ def _sum_in(node: Instruction, axes, dtype) -> Instruction:
 
 def divide_by_count(node: Instruction, count) -> Instruction:
     """node / count in the dtype NumPy promotes to with count's dtype, cast back to node's."""
-    count = np.asarray(count)
+    count = np.asarray(count)[()]  # a NumPy scalar: its constant is built once (core.scalar_constant)
     quotient = elementwise.divide(wrap(node), wrap(scalar_constant(count, count.dtype)))._node
     return convert(quotient, node.dtype)
 
