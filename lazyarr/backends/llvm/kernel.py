@@ -329,17 +329,10 @@ class KernelBuilder:
             axis = reduced[level]
             extent = ctx.extent(operand.shape[axis])
             if blocked and level == len(reduced) - 1:
-                block = index_constant(_SUM_BLOCK)
-                blocks = builder.udiv(builder.add(extent, index_constant(_SUM_BLOCK - 1)), block)
-                with for_range(builder, 0, blocks, name=f"b{axis}") as number:
-                    start = builder.mul(number, block)
-                    stop = builder.add(start, block)
-                    stop = builder.select(builder.icmp_signed("<", stop, extent), stop, extent)
-                    fill(partials, count)
-                    with for_range(builder, start, stop, name=f"r{axis}") as position:
-                        operand_index[axis] = position
-                        rows(level + 1, first, count)
-                    fold_partials(count)
+                def row(position):
+                    operand_index[axis] = position
+                    rows(level + 1, first, count)
+                self._blocks(ctx, extent, axis, lambda: fill(partials, count), row, lambda: fold_partials(count))
                 return
             with for_range(builder, 0, extent, name=f"r{axis}") as position:
                 operand_index[axis] = position
@@ -416,10 +409,20 @@ class KernelBuilder:
 
         (self._split_loops if split else self._whole_loops)(ctx, output.shape, begin, end, body)
 
-    @staticmethod
-    def _blocked_loop(ctx, extent, axis, total, partial, kind, dtype, body):
+    @classmethod
+    def _blocked_loop(cls, ctx, extent, axis, total, partial, kind, dtype, body):
         """for each block of _SUM_BLOCK positions: partial = identity; body(position) for each
         position in the block (accumulating into `partial`); total += partial."""
+        builder = ctx.builder
+        cls._blocks(ctx, extent, axis,
+                    lambda: builder.store(reduction_identity(ctx, kind, dtype), partial),
+                    body,
+                    lambda: builder.store(combine(ctx, kind, dtype, builder.load(total), builder.load(partial)), total))
+
+    @staticmethod
+    def _blocks(ctx, extent, axis, start_block, body, end_block):
+        """[0, extent) in blocks of _SUM_BLOCK: start_block(); body(position) for each position
+        of the block; end_block() (float sums fold a block's partial sums into the total)."""
         builder = ctx.builder
         block = index_constant(_SUM_BLOCK)
         blocks = builder.udiv(builder.add(extent, index_constant(_SUM_BLOCK - 1)), block)
@@ -427,10 +430,10 @@ class KernelBuilder:
             start = builder.mul(number, block)
             end = builder.add(start, block)
             end = builder.select(builder.icmp_signed("<", end, extent), end, extent)
-            builder.store(reduction_identity(ctx, kind, dtype), partial)
+            start_block()
             with for_range(builder, start, end, name=f"r{axis}") as position:
                 body(position)
-            builder.store(combine(ctx, kind, dtype, builder.load(total), builder.load(partial)), total)
+            end_block()
 
 
 # Column reductions: a tile of this many contiguous output elements is accumulated at once; the
