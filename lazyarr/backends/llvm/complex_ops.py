@@ -188,20 +188,21 @@ def _is_nan_op(ctx, instr, z):
     return ctx.builder.fcmp_unordered("uno", real, imaginary)
 
 
-def _is_inf(ctx, instr, z):
+def _magnitudes_against_infinity(ctx, z, comparison, join):
+    """join(|re| comparison inf, |im| comparison inf): is-inf (==, or) and is-finite (<, and)."""
     builder = ctx.builder
     real, imaginary = split(builder, z)
     infinity = _constant(math.inf, real)
-    return builder.or_(builder.fcmp_ordered("==", _fabs(ctx, real), infinity),
-                       builder.fcmp_ordered("==", _fabs(ctx, imaginary), infinity))
+    return join(builder.fcmp_ordered(comparison, _fabs(ctx, real), infinity),
+                builder.fcmp_ordered(comparison, _fabs(ctx, imaginary), infinity))
+
+
+def _is_inf(ctx, instr, z):
+    return _magnitudes_against_infinity(ctx, z, "==", ctx.builder.or_)
 
 
 def _is_finite(ctx, instr, z):
-    builder = ctx.builder
-    real, imaginary = split(builder, z)
-    infinity = _constant(math.inf, real)
-    return builder.and_(builder.fcmp_ordered("<", _fabs(ctx, real), infinity),
-                        builder.fcmp_ordered("<", _fabs(ctx, imaginary), infinity))
+    return _magnitudes_against_infinity(ctx, z, "<", ctx.builder.and_)
 
 
 # -- binary ---------------------------------------------------------------------------------
