@@ -119,7 +119,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
             )
             if not decision:
                 break
-        if decision and outside and copies.get(key, 0) >= policy.max_duplicates:
+        if decision and outside and copies.get(key, 0) >= policy.max_duplicates and not _broadcast_of_leaves(producer):
             decision = FusionDecision.no(
                 f"producer {producer.opcode} has users outside the fusion and is already duplicated "
                 f"into {copies.get(key, 0)} fusions (limit {policy.max_duplicates})"
@@ -146,6 +146,16 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
             copied.add(key)
         _add_member(producer, group, inside_users, frontier, position)
     return group
+
+
+def _broadcast_of_leaves(producer: Instruction) -> bool:
+    """Whether `producer` is a constant, an iota or a broadcast of parameters or constants, as
+    `0.2 * u` and `u[1:-1] = ...` in a loop make: a copy is one instruction over a buffer the
+    kernel could read directly, so duplicating it into any number of kernels adds no chain of
+    work, while storing it would make every kernel read a whole array where it reads one
+    element (or a start index the code would otherwise know)."""
+    return producer.opcode in ("broadcast", "iota", "constant") and all(
+        operand.opcode in ("parameter", "constant") for operand in producer.operands)
 
 
 def _add_member(node, group: Group, inside_users, frontier, position) -> None:

@@ -12,7 +12,8 @@ After producer -> consumer fusion, two clusters of groups merge when
 * neither reads a reduction root of the other (it is complete only when the kernel ends);
 * merging makes no cycle: no path leaves the pair and comes back into it;
 * the merged kernel takes at most `max_operands` operands and holds at most
-  `max_instructions` instructions.
+  `max_instructions` instructions (twice that when one reads several values the other
+  computes: refusing would store each of them).
 
 Each candidate pair's decision is recorded, yes or no. The dependency check walks the graph
 of kernels and unfused instructions with an explicit stack, within a total step budget so
@@ -138,10 +139,15 @@ def _can_merge(first, second, clusters, owner, find, policy: FusionPolicy, budge
                 "kernel would compute it again per index map)"
             )
     merged = _merged(first, second)
-    if len(merged.members) > policy.max_instructions:
-        return FusionDecision.no(
-            f"fusion would hold {len(merged.members)} instructions (limit {policy.max_instructions})"
-        )
+    # Refusing a merge where one kernel reads several values the other computes stores each
+    # of them (a loop's running value and a counter fed by it: one array per step), so such
+    # a merge may make a kernel up to twice the size a group grows to on its own. (A long
+    # chain cut into groups passes one value from each to the next: no reason to double.)
+    read_across = {key for reader, writer in ((first, second), (second, first))
+                   for group in reader.groups for key in group.inputs if key in writer.members}
+    limit = policy.max_instructions * (2 if len(read_across) > 1 else 1)
+    if len(merged.members) > limit:
+        return FusionDecision.no(f"fusion would hold {len(merged.members)} instructions (limit {limit})")
     if len(merged.inputs) > policy.max_operands:
         return FusionDecision.no(
             f"fusion would take {len(merged.inputs)} operands (limit {policy.max_operands})"

@@ -320,6 +320,56 @@ def test_cheap_broadcast_with_two_users_is_duplicated_into_both():
     assert all(scale in node.operands for node in fusions)  # each reads the small operand itself
 
 
+class _UpdatesInPlace(FusionPolicy):
+    """As the CPU backend's policy: a dynamic-update-slice may root a kernel (a select per element)."""
+
+    def is_fusible(self, instruction):
+        if instruction.opcode == "dynamic-update-slice":
+            return FusionDecision.yes()
+        return super().is_fusible(instruction)
+
+
+def test_scalar_broadcasts_and_constants_are_copied_into_every_kernel_of_a_loop():
+    # A stencil loop: each step `u[1:-1] = u[1:-1] + scale * (...)` reads `scale`'s broadcast
+    # and the write's start constant, and each step is its own kernel (its input is read at
+    # several offsets). However many steps there are, every kernel computes the broadcast
+    # and knows the start itself; none reads a stored copy of either (a whole array read
+    # per step where one element does, or a start index the code would not know).
+    u, scale = parameter(0, (10,)), parameter(1, ())
+    start = constant(np.int64(1))
+    value = u
+    for _ in range(2 * FusionPolicy().max_duplicates):
+        left, middle, right = (make("slice", [value], start=(first,), limit=(first + 8,), stride=(1,))
+                               for first in (0, 1, 2))
+        smoothed = make("add", [middle, make("multiply", [broadcast(scale, (8,), ()), make("add", [left, right])])])
+        value = make("dynamic-update-slice", [value, smoothed, start])
+    module = module_of([value], [u, scale])
+    fusions = fuse(module, [random_array((10,)), np.float32(0.25)], _UpdatesInPlace())
+    assert len(fusions) == 2 * FusionPolicy().max_duplicates
+    for fusion in fusions:
+        assert fusion.opcode == "fusion" and "broadcast" in fused_opcodes(fusion), fused_opcodes(fusion)
+        assert all(operand.opcode in ("parameter", "fusion") for operand in fusion.operands)
+
+
+def test_a_counter_fed_by_a_long_loop_chain_shares_its_kernel():
+    # z <- z * z + c, count += (z < 4) for more steps than one group may hold: apart, the
+    # counter's kernel would read every step's comparison from memory (one array per step).
+    # The merge may exceed max_instructions (up to twice), so one kernel computes both.
+    c = parameter(0, (16,))
+    z, count = c, make("convert", [make("compare", [c, c], direction="LT")], dtype=F32)
+    steps = FusionPolicy().max_instructions // 5 + 4
+    for _ in range(steps):
+        z = make("add", [make("multiply", [z, z]), c])
+        inside = make("compare", [z, broadcast(constant(np.float32(4)), (16,), ())], direction="LT")
+        count = make("add", [count, make("convert", [inside], dtype=F32)])
+    module = module_of([z, count], [c])
+    fusions = fuse(module, [random_array((16,)) * 0.1])
+    assert {fusion.attr("computation").name for fusion in fusions if fusion.opcode == "fusion"} == {
+        fusions[-1].attr("computation").name}, [fusion.opcode for fusion in fusions]
+    size = sum(node.opcode != "parameter" for node in fusions[-1].attr("computation").post_order())
+    assert FusionPolicy().max_instructions < size <= 2 * FusionPolicy().max_instructions
+
+
 def test_custom_call_stays_in_the_entry_between_fusions():
     x = parameter(0, (5,))
     sort = custom_call_outputs("sort", [make("exp", [x])], axis=0, descending=True)[0]
