@@ -91,30 +91,59 @@ def matmul(x1, x2, /, out=None, *, dtype=None) -> Array:
     >>> la.matmul(la.ones((5, 2, 3)), la.ones((3, 4))).shape   # (5, 2, 4)
     """
     refuse_out("matmul", out)
+    if dtype is None and type(x1) is Array and type(x2) is Array:  # hot: `X @ w` in a loop
+        left, right = x1._node, x2._node
+        signature = (left.shape, left.dtype, right.shape, right.dtype)
+        plan = _MATMUL_PLANS.get(signature)
+        if plan is None:
+            plan = _matmul_plan(x1, x2, None)
+            if len(_MATMUL_PLANS) >= 1024:
+                _MATMUL_PLANS.clear()
+            _MATMUL_PLANS[signature] = plan
+        return wrap(plan.build(left, right))
     first, second = as_array(x1, where="matmul"), as_array(x2, where="matmul")
+    return wrap(_matmul_plan(first, second, dtype).build(first._node, second._node))
+
+
+class _MatmulPlan:
+    """What `matmul` decides from its operands' shapes and dtypes alone (checks passed, result
+    dtype, the dot's dimensions), memoized per signature; `build` makes the nodes."""
+
+    __slots__ = ("dtype", "vector", "batch", "shape")
+
+    def __init__(self, dtype, vector: bool, batch: tuple, shape: tuple):
+        self.dtype, self.vector, self.batch, self.shape = dtype, vector, batch, shape
+
+    def build(self, left: Instruction, right: Instruction) -> Instruction:
+        left, right = convert(left, self.dtype), convert(right, self.dtype)
+        if self.vector:
+            # A vector side contracts as it is (matrix-vector, vector-matrix, inner product): no
+            # reshapes to (n, 1) and back, which would be copy kernels around the BLAS call.
+            return dot_general(left, right, left_contracting=(left.ndim - 1,),
+                               right_contracting=(max(right.ndim - 2, 0),))
+        return reshape(batched_matmul(left, right, self.batch), self.shape)
+
+
+_MATMUL_PLANS: dict[tuple, _MatmulPlan] = {}
+
+
+def _matmul_plan(first: Array, second: Array, dtype) -> _MatmulPlan:
+    """Check `first @ second` as NumPy does (errors name the shapes) and plan its nodes."""
     for index, operand in enumerate((first, second)):
         if operand.ndim == 0:
             raise _core_dimensions_error("matmul", MATMUL_SIGNATURE, index, 0, 1)
     result_dtype = _result_dtype("matmul", first, second, dtype)
-    left = first._node if first.ndim >= 2 else reshape(first._node, (1,) + first.shape)
-    right = second._node if second.ndim >= 2 else reshape(second._node, second.shape + (1,))
-    if left.shape[-1] != right.shape[-2]:
+    left = first.shape if first.ndim >= 2 else (1,) + first.shape
+    right = second.shape if second.ndim >= 2 else second.shape + (1,)
+    if left[-1] != right[-2]:
         raise ValueError(
             f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
-            f"{MATMUL_SIGNATURE} (size {right.shape[-2]} is different from {left.shape[-1]}); "
+            f"{MATMUL_SIGNATURE} (size {right[-2]} is different from {left[-1]}); "
             f"shapes {shape_text(first.shape)} and {shape_text(second.shape)}"
         )
-    batch = _batch_shape("matmul", first.shape, second.shape, left.shape[:-2], right.shape[:-2])
-    if first.ndim == 1 or second.ndim == 1:
-        # A vector side contracts as it is (matrix-vector, vector-matrix, inner product): no
-        # reshapes to (n, 1) and back, which would be copy kernels around the BLAS call.
-        left, right = convert(first._node, result_dtype), convert(second._node, result_dtype)
-        return wrap(dot_general(left, right, left_contracting=(left.ndim - 1,),
-                                right_contracting=(max(right.ndim - 2, 0),)))
-    left, right = convert(left, result_dtype), convert(right, result_dtype)
-    product = batched_matmul(left, right, batch)
-    shape = batch + (left.shape[-2],) * (first.ndim >= 2) + (right.shape[-1],) * (second.ndim >= 2)
-    return wrap(reshape(product, shape))
+    batch = _batch_shape("matmul", first.shape, second.shape, left[:-2], right[:-2])
+    shape = batch + (left[-2],) * (first.ndim >= 2) + (right[-1],) * (second.ndim >= 2)
+    return _MatmulPlan(result_dtype, first.ndim == 1 or second.ndim == 1, batch, shape)
 
 
 def batched_matmul(left: Instruction, right: Instruction, batch) -> Instruction:

@@ -135,10 +135,35 @@ def _transposed_view(array: Array, permutation) -> Array:
     """`array` with its axes permuted, as a view (NumPy's transposes are views: a write to
     `x.T[0]` writes column 0 of `x`)."""
     permutation = tuple(permutation)
-    inverse = tuple(int(axis) for axis in np.argsort(permutation))
-    return make_view(array, lambda base: transpose_node(base, permutation),
-                     lambda base, value: transpose_node(value, inverse),
-                     layout=lambda dummy: dummy.transpose(permutation))
+    steps = _TRANSPOSITIONS.get(permutation)
+    if steps is None:
+        if len(_TRANSPOSITIONS) >= 1024:
+            _TRANSPOSITIONS.clear()
+        steps = _TRANSPOSITIONS[permutation] = _Transposition(permutation)
+    return make_view(array, steps.read, steps.write, layout=steps.layout)
+
+
+class _Transposition:
+    """The read, write and layout steps of a view permuting axes by `permutation`, made once
+    per permutation (`X.T` in a loop builds no functions)."""
+
+    __slots__ = ("permutation", "inverse")
+
+    def __init__(self, permutation: tuple[int, ...]):
+        self.permutation = permutation
+        self.inverse = tuple(int(axis) for axis in np.argsort(permutation))
+
+    def read(self, base):
+        return transpose_node(base, self.permutation)
+
+    def write(self, base, value):
+        return transpose_node(value, self.inverse)
+
+    def layout(self, dummy):
+        return dummy.transpose(self.permutation)
+
+
+_TRANSPOSITIONS: dict[tuple[int, ...], _Transposition] = {}
 
 
 def transpose(a, axes=None) -> Array:

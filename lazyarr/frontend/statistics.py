@@ -23,7 +23,7 @@ from .. import dtypes
 from ..hlo import Instruction, make
 from . import elementwise, tracing
 from .array import Array, evaluate_arrays
-from .core import as_array, convert, scalar_constant, wrap
+from .core import as_array, broadcast_to, convert, scalar_constant, wrap
 from .node_layout import filled
 from .reduction_support import (
     NO_VALUE,
@@ -60,8 +60,18 @@ def _sum_in(node: Instruction, axes, dtype) -> Instruction:
 def divide_by_count(node: Instruction, count) -> Instruction:
     """node / count in the dtype NumPy promotes to with count's dtype, cast back to node's."""
     count = np.asarray(count)[()]  # a NumPy scalar: its constant is built once (core.scalar_constant)
-    quotient = elementwise.divide(wrap(node), wrap(scalar_constant(count, count.dtype)))._node
+    if type(count) is np.intp and node.dtype.kind in "fc":  # hot (`x.mean()` in a loop): no ufunc dispatch
+        quotient_dtype = _COUNT_QUOTIENTS.get(node.dtype)
+        if quotient_dtype is None:
+            quotient_dtype = _COUNT_QUOTIENTS[node.dtype] = dtypes.result_type(node.dtype, np.intp)
+        divisor = scalar_constant(count, quotient_dtype)  # exact: NumPy converts the count the same way
+        quotient = make("divide", [convert(node, quotient_dtype), broadcast_to(divisor, node.shape)])
+    else:
+        quotient = elementwise.divide(wrap(node), wrap(scalar_constant(count, count.dtype)))._node
     return convert(quotient, node.dtype)
+
+
+_COUNT_QUOTIENTS: dict[np.dtype, np.dtype] = {}  # a float or complex dtype -> its quotient by an intp
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=NO_VALUE, *, where=NO_VALUE) -> Array:
