@@ -179,23 +179,32 @@ def _compare_out_of_range(name, ufunc, operands):
     """NumPy 2 compares a Python int outside the integer dtype it meets mathematically (no
     OverflowError): `int8_array < 300` is all True. The answer is one constant; None if no
     operand is such an int."""
-    if len(operands) != 2 or sum(is_python_scalar(value) for value in operands) != 1:
+    if len(operands) != 2 or is_python_scalar(operands[0]) == is_python_scalar(operands[1]):
         return None
     position = 0 if is_python_scalar(operands[0]) else 1
-    value, array = operands[position], as_array(operands[1 - position], where=name)
+    value = operands[position]
+    if type(value) is not int:
+        return None  # NumPy's exact comparison is for Python ints meeting integer arrays
+    array = as_array(operands[1 - position], where=name)
     inputs, _ = _resolve_loop(name, ufunc, tuple(_operand_dtype(operand) for operand in operands))
-    integers = dtypes.is_integer(array.dtype) and dtypes.is_integer(inputs[position])
-    if type(value) is not int or not integers:
-        return None  # NumPy's exact comparison is for integer arrays (bool goes through int64)
-    info = np.iinfo(inputs[position])
-    if info.min <= value <= info.max:
+    if not (dtypes.is_integer(array.dtype) and dtypes.is_integer(inputs[position])):
+        return None  # (bool arrays go through int64)
+    low, high = _integer_range(inputs[position])
+    if low <= value <= high:
         return None
+    info = np.iinfo(inputs[position])
     direction = _COMPARISON_UFUNCS[ufunc]
     if position == 0:
         direction = _MIRRORED[direction]  # now: array <direction> value
     above = value > info.max
     outcome = {"EQ": False, "NE": True, "LT": above, "LE": above, "GT": not above, "GE": not above}
     return wrap(broadcast_to(scalar_constant(outcome[direction], dtypes.bool_), array.shape))
+
+
+@functools.cache
+def _integer_range(dtype: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
 
 
 def _identity(node):

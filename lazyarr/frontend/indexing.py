@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from .. import dtypes
 from ..hlo import Instruction, bind, constant, make
 from .array import Array, leaf_for
 from .core import as_array, broadcast_to, contains_lazy, convert, wrap
@@ -27,6 +28,7 @@ from .indexing_key import (
     IntegerIndex,
     NewAxis,
     SliceIndex,
+    evaluated_mask,
     format_shape,
     parse_key,
 )
@@ -48,6 +50,10 @@ def getitem(array, key) -> Array:
     """
     if isinstance(array, Array) and (type(key) is int or _is_plain_basic(key)):
         return _basic_getitem(array, key)
+    if type(key) is Array and type(array) is Array and key.ndim and dtypes.is_bool(key.dtype):
+        selected = _host_mask_selection(array, key)
+        if selected is not None:
+            return selected
     array = as_array(array, where="__getitem__")
     plan = parse_key(array.shape, key)
     if plan.is_advanced:
@@ -85,6 +91,20 @@ def _basic_getitem(array: Array, key) -> Array:
     if not recipe.is_view:  # integers for every axis: NumPy returns a scalar, a copy
         return wrap(recipe.read(array._node))
     return make_view(array, recipe.read, recipe.write, layout=recipe.plan.view_layout)
+
+
+def _host_mask_selection(array: Array, mask: Array) -> Array | None:
+    """`array[mask]` of an evaluated host array by NumPy's own boolean indexing (a copy, as
+    NumPy's result is), or None where the general path applies. The mask must be evaluated
+    anyway (its count is the result's shape), and a gather kernel would cost a compiled
+    module's run where NumPy's selection costs microseconds: `X[labels == k]` for each k."""
+    buffer = array._node._bound
+    if type(buffer) is not np.ndarray:
+        return None
+    values = evaluated_mask(mask)
+    if type(values) is not np.ndarray or values.shape != buffer.shape[:values.ndim]:
+        return None  # the general path raises NumPy's error (or handles a length-0 mask axis)
+    return Array(leaf_for(buffer[values]))
 
 
 _PLAIN_KEY_TYPES = (int, slice, type(None), type(Ellipsis))

@@ -160,7 +160,7 @@ def out_of_bounds(value: int, axis: int, size: int) -> IndexError:
     return IndexError(f"index {value} is out of bounds for axis {axis} with size {size}")
 
 
-def _evaluated_mask(mask: Array) -> np.ndarray:
+def evaluated_mask(mask: Array) -> np.ndarray:
     """A lazy mask's values. Its computed operands are evaluated with it, in one module:
     programs test one array against several values (`X[labels == k]` for each k), and the
     next mask then reads `labels` from memory instead of computing it again (in a module
@@ -205,7 +205,7 @@ def _classify(item):
         item = as_array(item, where="__getitem__") if contains_lazy(item) else _static_array(item)
     if isinstance(item, Array):
         if dtypes.is_bool(item.dtype):
-            value = _evaluated_mask(item)  # a mask's selection depends on its values: evaluate
+            value = evaluated_mask(item)  # a mask's selection depends on its values: evaluate
             return ("bool", bool(value)) if value.ndim == 0 else ("mask", value)
         if not dtypes.is_integer(item.dtype):
             raise IndexError(NOT_INTEGER_ARRAY)

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+import lazyarr as la
 from lazyarr.frontend.array import Array
 from lazyarr.frontend.core import as_array
 from lazyarr.frontend.indexing import (
@@ -156,6 +157,42 @@ def test_integer_array_indexing_matches_numpy(case):
 def test_boolean_mask_indexing_matches_numpy(case):
     values, key = case
     assert_same(getitem(as_array(values), key), values[to_numpy_key(key)])
+
+
+@st.composite
+def bare_lazy_masks(draw):
+    """(values, a boolean mask over the leading axes, whether array and mask are pending)."""
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4))
+    values = draw(arrays(draw(st.sampled_from(ALL_DTYPES)), shape))
+    mask = draw(hnp.arrays(np.bool_, shape[:draw(st.integers(1, len(shape)))]))
+    return values, mask, draw(st.booleans()), draw(st.booleans())
+
+
+@given(bare_lazy_masks())
+def test_a_lazy_mask_alone_selects_as_numpy_and_the_result_is_a_copy(case):
+    # `x[mask]` with a lazy mask: an evaluated host array is selected by NumPy itself, a
+    # pending one by a gather. Either way NumPy's values, and a copy: writes to it or to x
+    # afterwards do not reach the other.
+    values, mask, pending_array, pending_mask = case
+    x = as_array(values)
+    if pending_array:
+        x = getitem(la.stack([x]), 0)  # the same values, not yet computed
+    key = la.logical_not(as_array(~mask)) if pending_mask else as_array(mask)
+    selected = getitem(x, key)
+    expected = values[mask]
+    assert_same(selected, expected)
+    if expected.size:
+        selected[...] = expected[:1]
+        assert_same(x, values)
+        x[...] = values[(0,) * values.ndim]
+        assert_same(selected, np.broadcast_to(expected[:1], expected.shape))
+
+
+def test_a_lazy_mask_of_the_wrong_length_raises_numpys_index_error():
+    for x in (as_array(np.zeros((3, 4))), getitem(la.stack([as_array(np.zeros((3, 4)))]), 0)):
+        with pytest.raises(IndexError, match="boolean index did not match indexed array along axis 0; "
+                                             "size of axis is 3 but size of corresponding boolean axis is 2"):
+            getitem(x, as_array(np.ones(2, bool)))
 
 
 @pytest.mark.parametrize("key", [
