@@ -55,6 +55,23 @@ def test_a_long_recorded_loop_is_evaluated_in_repeating_pieces(pending_depth):
     assert misses[2] - misses[1] <= 1, misses
 
 
+def test_every_cut_of_a_loop_falls_at_the_same_op_so_the_pieces_repeat(pending_depth):
+    # The step's depth (about 13) does not divide the limit: cut as soon as an array is 40
+    # deep, each piece would end at another op of the step, a module of its own every time.
+    # Cuts wait for the op of the first cut instead: the first piece (from the zeros), the
+    # repeating piece and the last part are all that compile, however many steps.
+    pending_depth(40)
+    rng = np.random.default_rng(0)
+    features = rng.standard_normal((300, 5)).astype(np.float32)
+    targets = (rng.random(300) > 0.5).astype(np.float32)
+    weights, bias = logistic(la, la.asarray(features), la.asarray(targets), 200)
+    la.eval(weights, bias)
+    assert la.cache_info().misses <= 3, la.cache_info()
+    expected = logistic(np, features, targets, 200)
+    # float32 gradient steps: sums of 300 terms reassociated, a few ULPs per step.
+    np.testing.assert_allclose(np.asarray(weights), expected[0], rtol=1e-4, atol=1e-5)
+
+
 def test_a_stencil_loop_of_slice_writes_is_bounded_and_right(pending_depth):
     pending_depth(32)
     grid = np.random.default_rng(1).random((24, 24)).astype(np.float32)

@@ -139,12 +139,19 @@ def evaluate_arrays(arrays: Iterable[Array]) -> None:
 # loop goes on from their buffers. A loop's step structure repeats, so each cut records the
 # same graph as the last and reuses its executable: a loop compiles a few modules, not one
 # per iteration and not one giant one. Never inside la.jit or grad traces (nothing evaluates).
+#
+# A cut happens at the same point of the step every time: the op that made the first cut's
+# array deep enough (its op, attributes, shape and dtype: its `phase`) is remembered, and later
+# cuts wait, past the depth limit, for an array made by that op again (at most half the limit
+# longer). A step whose depth does not divide the limit would otherwise be cut at a different
+# op each time, and every cut would be a module of its own to compile.
 
 
 class _Pending(threading.local):
     def __init__(self):
         self.arrays: dict[int, weakref.ref] = {}  # id -> the deep pending arrays (arrays are unhashable)
         self.prune_at = 64
+        self.phase: tuple | None = None  # (op, shape, dtype) of the array whose depth made the last cut
 
 
 _PENDING = _Pending()
@@ -156,7 +163,13 @@ def track_pending(array: Array) -> None:
     if not budget or array._node.depth * 2 < budget or tracing.is_tracing():
         return
     pending = _PENDING.arrays
-    if array._node.depth < budget:
+    node = array._node
+    phase = None
+    if node.depth >= budget:
+        phase = (node._local, node.shape, node.dtype)
+        if phase != _PENDING.phase and _PENDING.phase is not None and node.depth < budget + budget // 2:
+            phase = None  # not the op the last cut happened at: wait for it
+    if phase is None:
         # Re-inserted at the end: the evaluation order (a module's outputs) is the order the
         # program last touched its arrays, the same at every cut of a loop.
         pending.pop(id(array), None)
@@ -166,7 +179,7 @@ def track_pending(array: Array) -> None:
             _PENDING.arrays, _PENDING.prune_at = live, max(64, 2 * len(live))
         return
     arrays = [other for other in (ref() for ref in pending.values()) if _still_pending(other)]
-    _PENDING.arrays, _PENDING.prune_at = {}, 64
+    _PENDING.arrays, _PENDING.prune_at, _PENDING.phase = {}, 64, phase
     if all(other is not array for other in arrays):
         arrays.append(array)
     evaluate_arrays(arrays)
