@@ -14,7 +14,7 @@ import struct
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, constant, make
+from ..hlo import Instruction, Maker, constant, make
 from ..shapes import broadcast_shapes
 from .array import Array, leaf_for
 
@@ -124,10 +124,19 @@ def _python_scalar_constant(kind, key, dtype) -> Instruction:
 
 def convert(node: Instruction, dtype) -> Instruction:
     """`node` converted to `dtype` (no instruction when it already has it)."""
-    dtype = np.dtype(dtype)
+    if node.dtype is dtype:
+        return node
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
     if node.dtype == dtype:
         return node
-    return make("convert", [node], dtype=dtype)
+    converter = _CONVERTERS.get(dtype)
+    if converter is None:
+        converter = _CONVERTERS[dtype] = Maker("convert", dtype=dtype)
+    return converter(node)
+
+
+_CONVERTERS: dict[np.dtype, Maker] = {}  # a dtype -> its prepared convert (few: one per dtype)
 
 
 def broadcast_to(node: Instruction, shape: tuple[int, ...]) -> Instruction:
@@ -135,6 +144,10 @@ def broadcast_to(node: Instruction, shape: tuple[int, ...]) -> Instruction:
     shape = tuple(shape)
     if node.shape == shape:
         return node
+    prepared = _BROADCASTS.get((node.shape, shape))
+    if prepared is not None:  # hot: `w + b` with a 0-d `b`, `x - m[:, None]`, each loop step
+        squeeze, stretch = prepared
+        return stretch(node if squeeze is None else squeeze(node))
     offset = len(shape) - node.ndim
     if offset < 0:
         raise ValueError(f"broadcast_to: cannot broadcast shape {node.shape} to {shape}")
@@ -143,9 +156,18 @@ def broadcast_to(node: Instruction, shape: tuple[int, ...]) -> Instruction:
             raise ValueError(f"broadcast_to: cannot broadcast shape {node.shape} to {shape}")
     # Drop size-1 dims that will stretch, so the broadcast maps only real dims.
     kept = [axis for axis, size in enumerate(node.shape) if size == shape[offset + axis]]
+    squeeze = None
     if len(kept) != node.ndim:
-        node = make("reshape", [node], shape=tuple(node.shape[axis] for axis in kept))
-    return make("broadcast", [node], shape=shape, dimensions=tuple(offset + axis for axis in kept))
+        squeeze = Maker("reshape", shape=tuple(node.shape[axis] for axis in kept))
+    stretch = Maker("broadcast", shape=shape, dimensions=tuple(offset + axis for axis in kept))
+    if len(_BROADCASTS) >= 4096:
+        _BROADCASTS.clear()
+    _BROADCASTS[node.shape, shape] = squeeze, stretch
+    return stretch(node if squeeze is None else squeeze(node))
+
+
+# (operand shape, target shape) -> the prepared (reshape or None, broadcast) of broadcast_to.
+_BROADCASTS: dict[tuple, tuple] = {}
 
 
 def wrap(node: Instruction) -> Array:

@@ -16,7 +16,7 @@ import operator
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, make, make_plain
+from ..hlo import Instruction, Maker, make, make_plain
 from ..hlo import get as get_op
 from ..shapes import broadcast_shapes
 from . import elements
@@ -143,10 +143,12 @@ def _op(hlo_name, **attrs):
 
 
 def _compare(direction):
+    compare = Maker("compare", direction=direction)
+
     def build(left, right):
         if left.dtype != right.dtype:
             return _mixed_sign_compare(direction, left, right)
-        return make("compare", [left, right], direction=direction)
+        return compare(left, right)
 
     return build
 

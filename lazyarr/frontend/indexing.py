@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, bind, constant, make
+from ..hlo import Instruction, Maker, bind, constant, make
 from .array import Array, leaf_for
 from .core import as_array, broadcast_to, contains_lazy, convert, wrap
 from .elements import Element
@@ -138,21 +138,27 @@ class BasicKey:
             sizes = tuple(1 if axis in integers else size for axis, size in enumerate(shape))
             self.picked = (starts, sizes)
             shape = sizes
-        self.slicing = _slicing(shape, plan, skip_integers=True)
+        attributes, reversed_axes = _slicing(shape, plan, skip_integers=True)
         self.result_shape = tuple(plan.result_shape())
+        # The nodes a read makes, prepared once (a loop slicing every step records them fast).
+        self.slicing = (Maker("slice", **attributes) if attributes is not None else None,
+                        Maker("reverse", dimensions=reversed_axes) if reversed_axes else None,
+                        Maker("reshape", shape=self.result_shape))
+        if self.picked is not None:
+            self.picked = (self.picked[0], Maker("dynamic-slice", sizes=self.picked[1]))
         self.read = self._read
         self.write = self._write
 
     def _read(self, node: Instruction) -> Instruction:
         if self.picked is not None:
-            starts, sizes = self.picked
-            node = make("dynamic-slice", [node, *starts], sizes=sizes)
-        attributes, reversed_axes = self.slicing
-        if attributes is not None:
-            node = make("slice", [node], **attributes)
-        if reversed_axes:
-            node = make("reverse", [node], dimensions=reversed_axes)
-        return node if node.shape == self.result_shape else make("reshape", [node], shape=self.result_shape)
+            starts, dynamic_slice = self.picked
+            node = dynamic_slice(node, *starts)
+        sliced, reversed_, reshaped = self.slicing
+        if sliced is not None:
+            node = sliced(node)
+        if reversed_ is not None:
+            node = reversed_(node)
+        return node if node.shape == self.result_shape else reshaped(node)
 
     def _write(self, node: Instruction, update: Instruction) -> Instruction:
         return _written(node, self.plan, update)

@@ -19,7 +19,7 @@ import operator
 import numpy as np
 
 from .. import dtypes, shapes
-from ..hlo import make
+from ..hlo import Maker, make
 from ..shapes import normalize_axis
 from .array import Array
 from .core import as_array, convert, wrap
@@ -147,17 +147,20 @@ class _Transposition:
     """The read, write and layout steps of a view permuting axes by `permutation`, made once
     per permutation (`X.T` in a loop builds no functions)."""
 
-    __slots__ = ("permutation", "inverse")
+    __slots__ = ("permutation", "forward", "backward")
 
     def __init__(self, permutation: tuple[int, ...]):
         self.permutation = permutation
-        self.inverse = tuple(int(axis) for axis in np.argsort(permutation))
+        inverse = tuple(int(axis) for axis in np.argsort(permutation))
+        identity = permutation == tuple(range(len(permutation)))
+        self.forward = None if identity else Maker("transpose", permutation=permutation)
+        self.backward = None if identity else Maker("transpose", permutation=inverse)
 
     def read(self, base):
-        return transpose_node(base, self.permutation)
+        return base if self.forward is None else self.forward(base)
 
     def write(self, base, value):
-        return transpose_node(value, self.inverse)
+        return value if self.backward is None else self.backward(value)
 
     def layout(self, dummy):
         return dummy.transpose(self.permutation)

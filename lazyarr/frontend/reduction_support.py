@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, make
+from ..hlo import Instruction, Maker, make
 from .core import scalar_constant
 from .node_layout import reshape
 
@@ -135,4 +135,12 @@ def reduce(node: Instruction, kind: str, axes) -> Instruction:
         kind = {"sum": "or", "prod": "and"}.get(kind, kind)
     if not axes and not (kind in ("sum", "prod") and dtypes.is_inexact(node.dtype)):
         return node
-    return make("reduce", [node], kind=kind, dimensions=axes)
+    reducer = _REDUCERS.get((kind, axes))
+    if reducer is None:
+        if len(_REDUCERS) >= 1024:
+            _REDUCERS.clear()
+        reducer = _REDUCERS[kind, axes] = Maker("reduce", kind=kind, dimensions=axes)
+    return reducer(node)
+
+
+_REDUCERS: dict[tuple, Maker] = {}  # (kind, axes) -> its prepared reduce

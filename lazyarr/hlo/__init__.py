@@ -2,12 +2,22 @@
 
 from . import ops  # noqa: F401  (registers every op)
 from .evaluate import evaluate
-from .instruction import Instruction, Literal, bind, bound_buffer, constant, fresh_parameter, make, make_plain
+from .instruction import (
+    Instruction,
+    Literal,
+    Maker,
+    bind,
+    bound_buffer,
+    constant,
+    fresh_parameter,
+    make,
+    make_plain,
+)
 from .module import Computation, Module, post_order, replace_all, users_of
 from .op import HloError, OpDef, all_ops, get
 
 __all__ = [
-    "Computation", "HloError", "Instruction", "Literal", "Module", "OpDef", "all_ops",
+    "Computation", "HloError", "Instruction", "Literal", "Maker", "Module", "OpDef", "all_ops",
     "bind", "bound_buffer", "constant", "evaluate", "fresh_parameter", "get", "make", "make_plain", "post_order",
     "replace_all",
     "users_of",

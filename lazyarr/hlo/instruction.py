@@ -274,6 +274,49 @@ def make_plain(opdef: OpDef, operands: tuple[Instruction, ...]) -> Instruction:
     return _interned(key, opdef, checked[0], checked[1], operands, (), checked[2])
 
 
+class Maker:
+    """`make(op, operands, **attrs)` with the op and attributes fixed and frozen once: a
+    frontend that builds the same kind of node over and over (a stencil's slices, a loop's
+    converts and reductions) calls `maker(*operands)` and skips freezing and hashing the
+    attributes. The same node make() gives; the op's rules run through make() the first time
+    they meet an operand signature, and always for attributes make() would not remember."""
+
+    __slots__ = ("opdef", "attrs", "local")
+
+    def __init__(self, op: str | OpDef, **attrs):
+        self.opdef = op if type(op) is OpDef else get(op)
+        self.attrs = {**self.opdef.optional_attrs, **attrs}
+        frozen = tuple(sorted([(name, _freeze(value)) for name, value in self.attrs.items()]))
+        types = tuple([type(value) for _, value in frozen])
+        plain = all(issubclass(kind, _PLAIN_OR_TUPLE) for kind in types)
+        self.local = (self.opdef.name, frozen, types) if plain else None
+
+    def __call__(self, *operands: Instruction) -> Instruction:
+        local = self.local
+        if local is None:
+            return make(self.opdef, operands, **self.attrs)
+        key = (local, operands)
+        try:
+            entry = _INTERN.get(key)
+        except TypeError:  # an operand that is no Instruction (unhashable): make() names it
+            return make(self.opdef, operands, **self.attrs)
+        if entry is not None:
+            found = entry()
+            if found is not None:
+                return found
+        try:
+            if len(operands) == 1:
+                signature = (local, operands[0].shape, operands[0].dtype)
+            else:
+                signature = (local, *[part for operand in operands for part in (operand.shape, operand.dtype)])
+        except AttributeError:
+            return make(self.opdef, operands, **self.attrs)  # make() names the bad operand
+        checked = _CHECKED.get(signature)
+        if checked is None or any(type(operand) is not Instruction for operand in operands):
+            return make(self.opdef, operands, **self.attrs)
+        return _interned(key, self.opdef, checked[0], checked[1], operands, local[1], checked[2])
+
+
 def _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map) -> Instruction:
     """The instruction for `key`: a new one from these checked fields unless one is interned."""
     instruction = _UNFROZEN_NEW(_Unfrozen)

@@ -1,0 +1,71 @@
+"""`Maker`: make() with the op and attributes prepared once gives make()'s very node.
+
+Interning makes structural equality identity, so a prepared maker must find what make() built
+and make() what the maker built, in either order; the op's rules must still refuse what make()
+refuses, with make()'s error, on every operand signature they have not seen.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lazyarr.hlo import HloError, Literal, Maker, constant, fresh_parameter, make
+
+F32, F64, I32 = np.dtype("float32"), np.dtype("float64"), np.dtype("int32")
+
+# (op, attributes, operand shapes and dtypes): ops the frontend prepares (slices, reverses,
+# reshapes, transposes, converts, reductions, comparisons, broadcasts).
+CASES = [
+    ("slice", {"start": (1, 0), "limit": (3, 2), "stride": (1, 1)}, [((4, 3), F32)]),
+    ("reverse", {"dimensions": (1,)}, [((4, 3), F32)]),
+    ("reshape", {"shape": (3, 4)}, [((4, 3), F32)]),
+    ("transpose", {"permutation": (1, 0)}, [((4, 3), I32)]),
+    ("convert", {"dtype": np.float64}, [((4, 3), F32)]),  # a scalar type, frozen to its dtype as make() does
+    ("convert", {"dtype": F64}, [((4, 3), I32)]),
+    ("reduce", {"kind": "sum", "dimensions": (0,)}, [((4, 3), F32)]),
+    ("compare", {"direction": "LT"}, [((4, 3), F32), ((4, 3), F32)]),
+    ("broadcast", {"shape": (2, 4, 3), "dimensions": (1, 2)}, [((4, 3), F32)]),
+]
+
+
+@given(st.sampled_from(CASES), st.booleans())
+def test_a_maker_gives_the_node_make_gives(case, maker_first):
+    op, attributes, operand_types = case
+    operands = [fresh_parameter(shape, dtype) for shape, dtype in operand_types]
+    maker = Maker(op, **attributes)
+    if maker_first:
+        prepared = maker(*operands)
+        assert make(op, operands, **attributes) is prepared
+    else:
+        made = make(op, operands, **attributes)
+        assert maker(*operands) is made
+    fresh = [fresh_parameter(shape, dtype) for shape, dtype in operand_types]
+    assert maker(*fresh) is make(op, fresh, **attributes)  # a new node, interned under make()'s key
+    assert maker(*fresh).operands == tuple(fresh)
+
+
+def test_a_maker_runs_the_rules_on_each_new_signature_and_refuses_as_make_does():
+    slicer = Maker("slice", start=(1,), limit=(3,), stride=(1,))
+    assert slicer(fresh_parameter((5,), F32)).shape == (2,)
+    for operand in (fresh_parameter((2,), F32), fresh_parameter((5, 2), F32)):  # too short; wrong rank
+        with pytest.raises(HloError) as from_make:
+            make("slice", [operand], start=(1,), limit=(3,), stride=(1,))
+        with pytest.raises(HloError) as from_maker:
+            slicer(operand)
+        assert str(from_maker.value) == str(from_make.value)
+    with pytest.raises(HloError, match="is not an Instruction"):
+        slicer(np.zeros(5, np.float32))
+    with pytest.raises(HloError, match="missing attribute"):
+        Maker("slice", start=(1,))(fresh_parameter((5,), F32))
+
+
+def test_a_maker_with_an_attribute_make_would_not_remember_still_interns():
+    # A constant's Literal is not a plain attribute (make() keeps no memo of it): the maker
+    # takes make()'s whole path every time, and the node is still the interned one.
+    literal = Literal(np.float32(2.5))
+    maker = Maker("constant", literal=literal)
+    assert maker.local is None
+    assert maker() is make("constant", literal=Literal(np.float32(2.5))) is constant(np.float32(2.5))
