@@ -104,6 +104,7 @@ def host_copy(buffer) -> np.ndarray:
 
 def evaluate_arrays(arrays: Iterable[Array]) -> None:
     """Evaluate every unevaluated array among `arrays` as one module, sharing common work."""
+    _PENDING.phase = None  # a program's own evaluation point: its later cuts start afresh
     pending: list[Array] = []
     seen: set[int] = set()
     for array in arrays:
@@ -144,7 +145,9 @@ def evaluate_arrays(arrays: Iterable[Array]) -> None:
 # array deep enough (its op, attributes, shape and dtype: its `phase`) is remembered, and later
 # cuts wait, past the depth limit, for an array made by that op again (at most half the limit
 # longer). A step whose depth does not divide the limit would otherwise be cut at a different
-# op each time, and every cut would be a module of its own to compile.
+# op each time, and every cut would be a module of its own to compile. Any other evaluation
+# (the program's own: `la.eval`, `np.asarray`, a mask) forgets the phase, so the next loop, or
+# the next run of this one, cuts where a fresh start does.
 
 
 class _Pending(threading.local):
@@ -179,10 +182,11 @@ def track_pending(array: Array) -> None:
             _PENDING.arrays, _PENDING.prune_at = live, max(64, 2 * len(live))
         return
     arrays = [other for other in (ref() for ref in pending.values()) if _still_pending(other)]
-    _PENDING.arrays, _PENDING.prune_at, _PENDING.phase = {}, 64, phase
+    _PENDING.arrays, _PENDING.prune_at = {}, 64
     if all(other is not array for other in arrays):
         arrays.append(array)
     evaluate_arrays(arrays)
+    _PENDING.phase = phase
 
 
 def _still_pending(array: Array | None) -> bool:
