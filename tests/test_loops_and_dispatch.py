@@ -202,6 +202,38 @@ def test_dispatched_runs_match_the_step_by_step_path_and_the_interpreter(program
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-30)
 
 
+def test_a_chain_of_kernels_cycles_through_few_kept_buffers():
+    """A chain of steps in one native run (a stencil loop: each step its own kernel) puts each
+    step's value in a buffer whose previous value is dead: a few buffers stay in cache rather
+    than one per step, and every call still gives the chain's values."""
+    from lazyarr.backends.cpu import NativeRun
+    from lazyarr.compile import compile_module
+    from lazyarr.hlo import Computation, Module, constant, make
+
+    u = make("parameter", number=0, shape=(64,), dtype=np.dtype(np.float32))
+    value = u
+    for _ in range(12):  # read at five offsets: each step is a kernel of its own
+        total = make("slice", [value], start=(0,), limit=(60,), stride=(1,))
+        for first in (1, 2, 3, 4):
+            total = make("add", [total, make("slice", [value], start=(first,), limit=(first + 60,), stride=(1,))])
+        value = make("pad", [total, constant(np.float32(0))], low=(2,), high=(2,), interior=(0,))
+    executable = compile_module(Module("main", Computation("main", (u,), (value,))), "cpu")
+    (run,) = [step for step in executable.dispatched if isinstance(step, NativeRun)]
+    assert len(run.kernels) >= 6  # a kernel computes at most two steps (5 * 5 index maps is past the limit)
+    rng = np.random.default_rng(5)
+    for _ in range(2):
+        start = rng.integers(-3, 4, 64).astype(np.float32)  # sums of small integers: exact
+        expected = start
+        for _ in range(12):
+            inner = sum(expected[first:first + 60] for first in range(5))
+            expected = np.pad(inner, 2).astype(np.float32)
+        (result,) = executable.run([start])
+        np.testing.assert_array_equal(result, expected)
+    (kept,) = run.scratch.values()
+    assert len(kept) == len(run.kernels) - 1  # every kernel's value but the returned last
+    assert len({id(buffer) for buffer in kept.values()}) <= 2
+
+
 def test_kept_temporaries_never_hold_a_returned_value():
     """A native run keeps the buffers of values only it reads for its next call; a value it
     returns, or one a later step reads, gets a fresh buffer on every call. So results of one

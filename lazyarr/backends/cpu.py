@@ -361,13 +361,29 @@ _SCRATCH_SIZES = 4
 
 
 def _scratch_buffers(run: NativeRun, outputs, sizes) -> dict[int, np.ndarray]:
-    """The buffers `run` keeps for its internal slots at these sizes (made on first use). No
-    kept buffer aliases another value: each is one slot's, written and read within the run."""
+    """The buffers `run` keeps for its internal slots at these sizes (made on first use).
+
+    Slots whose values are dead by the time another is written share its buffer (same shape
+    and dtype; a kernel never writes a buffer it reads): a chain of steps (a stencil loop)
+    cycles through two or three buffers that stay in cache, not one buffer per step. No kept
+    buffer aliases a value read after the run: each holds only values written and read within it."""
     if len(run.scratch) >= _SCRATCH_SIZES:
         run.scratch.clear()
-    scratch = run.scratch[sizes] = {
-        slot: _output(shape, dtype) for slot, shape, dtype in outputs
-        if slot in run.internal and math.prod(shape) * dtype.itemsize <= _SCRATCH_BYTES}
+    layout = {slot: (shape, dtype) for slot, shape, dtype in outputs
+              if slot in run.internal and math.prod(shape) * dtype.itemsize <= _SCRATCH_BYTES}
+    last_read = {slot: position for position, kernel in enumerate(run.kernels)
+                 for slot in kernel.inputs if slot in layout}
+    free: dict[tuple, list[np.ndarray]] = {}  # (shape, dtype) -> buffers whose values are dead
+    scratch: dict[int, np.ndarray] = {}
+    for position, kernel in enumerate(run.kernels):
+        for slot in kernel.outputs:
+            if slot in layout:
+                spare = free.get(layout[slot])
+                scratch[slot] = spare.pop() if spare else _output(*layout[slot])
+        for slot in {*kernel.inputs, *kernel.outputs}:  # dead after this kernel: its buffer is free
+            if slot in scratch and last_read.get(slot, -1) <= position:
+                free.setdefault(layout[slot], []).append(scratch[slot])
+    run.scratch[sizes] = scratch
     return scratch
 
 
