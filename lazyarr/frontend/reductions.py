@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, make
+from ..hlo import Instruction, Maker, make
 from . import elementwise
 from .array import Array
 from .core import as_array, broadcast_to, convert, node_of, wrap
@@ -55,8 +55,48 @@ def _has_initial(name: str, initial, dtype) -> bool:
     return True
 
 
+# (function, input shape and dtype, axis, keepdims) -> (result dtype, axes, keepdims shape or
+# None, its reshape): what a plain reduction call (no dtype, out, initial or where) decides from
+# its signature alone, so `x.sum(axis=-1, keepdims=True)` in a loop skips the checks.
+_PLANS: dict[tuple, tuple] = {}
+
+
+def _planned(name: str, kind: str, a, axis, keepdims) -> Array | None:
+    """The reduction from a remembered plan, or None (first call, or an unhashable axis)."""
+    if type(a) is not Array:
+        return None
+    node = a._node
+    try:
+        plan = _PLANS.get((name, node.shape, node.dtype, axis, keepdims))
+    except TypeError:
+        return None
+    if plan is None:
+        return None
+    result_dtype, axes, kept_shape, reshaped = plan
+    result = reduce(convert(node, result_dtype), kind, axes)
+    return Array(result if kept_shape is None or result.shape == kept_shape else reshaped(result))
+
+
+def _remember(name: str, a, axis, keepdims, result_dtype, axes) -> None:
+    node = a._node
+    kept_shape = reduced_shape(node.shape, axes, True) if keepdims_flag(keepdims) else None
+    try:
+        key = (name, node.shape, node.dtype, axis, keepdims)
+        hash(key)
+    except TypeError:
+        return
+    if len(_PLANS) >= 1024:
+        _PLANS.clear()
+    _PLANS[key] = (result_dtype, axes, kept_shape, None if kept_shape is None else Maker("reshape", shape=kept_shape))
+
+
 def _accumulate(name, kind, a, axis, dtype, out, keepdims, initial, where) -> Array:
     """sum and prod: convert to NumPy's accumulation dtype, reduce, fold in `initial`."""
+    plain = dtype is None and out is None and initial is NO_VALUE and where is NO_VALUE
+    if plain:
+        planned = _planned(name, kind, a, axis, keepdims)
+        if planned is not None:
+            return planned
     array = as_array(a, where=name)
     refuse_out(name, out)
     axes = reduction_axes(name, axis, array.ndim)
@@ -74,6 +114,8 @@ def _accumulate(name, kind, a, axis, dtype, out, keepdims, initial, where) -> Ar
         result = _with_initial(node, kind, axes, initial)
     else:
         result = reduce(node, kind, axes)
+        if plain and type(a) is Array:
+            _remember(name, a, axis, keepdims, result_dtype, axes)
     return wrap(keep_dimensions(result, array.shape, axes, keepdims_flag(keepdims)))
 
 
@@ -136,6 +178,11 @@ def _complex_arg_extreme(flat: Instruction, kind: str) -> Instruction:
 
 
 def _extreme(name, numpy_name, kind, a, axis, out, keepdims, initial, where) -> Array:
+    plain = out is None and initial is NO_VALUE and where is NO_VALUE
+    if plain:
+        planned = _planned(name, kind, a, axis, keepdims)
+        if planned is not None:
+            return planned
     array = as_array(a, where=name)
     refuse_out(name, out)
     axes = reduction_axes(name, axis, array.ndim)
@@ -167,6 +214,8 @@ def _extreme(name, numpy_name, kind, a, axis, out, keepdims, initial, where) -> 
         if has_initial:
             start = filled(initial, node.dtype, result.shape)
             result = make("maximum" if kind == "max" else "minimum", [start, result])
+        elif plain and type(a) is Array:
+            _remember(name, a, axis, keepdims, node.dtype, axes)
     return wrap(keep_dimensions(result, array.shape, axes, keepdims_flag(keepdims)))
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import lazyarr as la
 from lazyarr.frontend import reductions
@@ -391,3 +392,27 @@ def test_initial_on_a_float_sum_pins_the_order_difference():
     result = np.asarray(reductions.sum(la.asarray(value), axis=0, initial=1.0))
     expected = np.sum(value, axis=0, initial=1.0)
     assert np.all(expected == 1.0) and np.all(result == 1.0 + 2.0**-52)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "amax"])
+@given(data=st.data())
+def test_a_repeated_plain_reduction_follows_its_remembered_plan_to_numpys_answer(name, data):
+    # sum, prod, max and min remember what a plain call (axis and keepdims only) decides from
+    # its input's signature; the second call of a signature takes that plan. Both calls give
+    # NumPy's dtype, shape and values (integers and small floats: exact in any order), and an
+    # empty max/min raises both times.
+    dtype = data.draw(st.sampled_from(SMALL_INTEGERS + [np.dtype("float32"), np.dtype("complex64")]), label="dtype")
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3), label="shape")
+    value = data.draw(hnp.arrays(np.int64, shape, elements=st.integers(-3, 3)), label="value").astype(dtype)
+    arguments = {"axis": axis_argument(data, value.ndim), "keepdims": data.draw(st.booleans(), label="keepdims")}
+    try:
+        expected = getattr(np, name)(value, **arguments)
+    except ValueError:
+        for _ in range(2):
+            with pytest.raises(ValueError, match="zero-size array"):
+                getattr(la, name)(la.asarray(value), **arguments)
+        return
+    for _ in range(2):
+        result = np.asarray(getattr(la, name)(la.asarray(value), **arguments))
+        assert result.dtype == expected.dtype and result.shape == np.shape(expected)
+        np.testing.assert_array_equal(result, expected)
