@@ -61,30 +61,35 @@ def _has_initial(name: str, initial, dtype) -> bool:
 _PLANS: dict[tuple, tuple] = {}
 
 
+def _plan_key(name: str, a, axis, keepdims) -> tuple | None:
+    """The plan's key, or None unless `axis` is None, an int or a tuple of ints and `keepdims`
+    a bool or not given (`axis=0.0` equals `axis=0` as a key, and must still raise TypeError)."""
+    if type(a) is not Array or not (keepdims is NO_VALUE or type(keepdims) is bool):
+        return None
+    # (This module defines its own `all`: the check spells it out.)
+    if not (axis is None or type(axis) is int
+            or type(axis) is tuple and not [item for item in axis if type(item) is not int]):
+        return None
+    return (name, a._node.shape, a._node.dtype, axis, keepdims)
+
+
 def _planned(name: str, kind: str, a, axis, keepdims) -> Array | None:
-    """The reduction from a remembered plan, or None (first call, or an unhashable axis)."""
-    if type(a) is not Array:
-        return None
-    node = a._node
-    try:
-        plan = _PLANS.get((name, node.shape, node.dtype, axis, keepdims))
-    except TypeError:
-        return None
+    """The reduction from a remembered plan, or None (no plan for this call yet, or none kept)."""
+    key = _plan_key(name, a, axis, keepdims)
+    plan = None if key is None else _PLANS.get(key)
     if plan is None:
         return None
+    node = a._node
     result_dtype, axes, kept_shape, reshaped = plan
     result = reduce(convert(node, result_dtype), kind, axes)
     return Array(result if kept_shape is None or result.shape == kept_shape else reshaped(result))
 
 
 def _remember(name: str, a, axis, keepdims, result_dtype, axes) -> None:
-    node = a._node
-    kept_shape = reduced_shape(node.shape, axes, True) if keepdims_flag(keepdims) else None
-    try:
-        key = (name, node.shape, node.dtype, axis, keepdims)
-        hash(key)
-    except TypeError:
+    key = _plan_key(name, a, axis, keepdims)
+    if key is None:
         return
+    kept_shape = reduced_shape(a.shape, axes, True) if keepdims_flag(keepdims) else None
     if len(_PLANS) >= 1024:
         _PLANS.clear()
     _PLANS[key] = (result_dtype, axes, kept_shape, None if kept_shape is None else Maker("reshape", shape=kept_shape))
@@ -114,7 +119,7 @@ def _accumulate(name, kind, a, axis, dtype, out, keepdims, initial, where) -> Ar
         result = _with_initial(node, kind, axes, initial)
     else:
         result = reduce(node, kind, axes)
-        if plain and type(a) is Array:
+        if plain:
             _remember(name, a, axis, keepdims, result_dtype, axes)
     return wrap(keep_dimensions(result, array.shape, axes, keepdims_flag(keepdims)))
 
@@ -214,7 +219,7 @@ def _extreme(name, numpy_name, kind, a, axis, out, keepdims, initial, where) -> 
         if has_initial:
             start = filled(initial, node.dtype, result.shape)
             result = make("maximum" if kind == "max" else "minimum", [start, result])
-        elif plain and type(a) is Array:
+        elif plain:
             _remember(name, a, axis, keepdims, node.dtype, axes)
     return wrap(keep_dimensions(result, array.shape, axes, keepdims_flag(keepdims)))
 

@@ -416,3 +416,13 @@ def test_a_repeated_plain_reduction_follows_its_remembered_plan_to_numpys_answer
         result = np.asarray(getattr(la, name)(la.asarray(value), **arguments))
         assert result.dtype == expected.dtype and result.shape == np.shape(expected)
         np.testing.assert_array_equal(result, expected)
+
+
+def test_a_remembered_plan_never_answers_an_axis_numpy_refuses():
+    # axis=0.0 equals axis=0 as a dictionary key: after a plan for axis=0 it must still raise.
+    x = la.asarray(np.ones((2, 3), np.float32))
+    for name in ("sum", "max"):
+        assert getattr(la, name)(x, axis=0).shape == getattr(la, name)(x, axis=0).shape == (3,)
+        for axis in (0.0, (0.0,)):
+            with pytest.raises(TypeError, match="axis must be an integer"):
+                getattr(la, name)(x, axis=axis)
