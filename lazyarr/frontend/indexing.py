@@ -136,7 +136,7 @@ class BasicKey:
         if integers:
             starts = [_start_constant(integers.get(axis, 0)) for axis in range(len(shape))]
             sizes = tuple(1 if axis in integers else size for axis, size in enumerate(shape))
-            self.picked = (starts, sizes)
+            self.picked = (starts, Maker("dynamic-slice", sizes=sizes))
             shape = sizes
         attributes, reversed_axes = _slicing(shape, plan, skip_integers=True)
         self.result_shape = tuple(plan.result_shape())
@@ -144,8 +144,6 @@ class BasicKey:
         self.slicing = (Maker("slice", **attributes) if attributes is not None else None,
                         Maker("reverse", dimensions=reversed_axes) if reversed_axes else None,
                         Maker("reshape", shape=self.result_shape))
-        if self.picked is not None:
-            self.picked = (self.picked[0], Maker("dynamic-slice", sizes=self.picked[1]))
         self.read = self._read
         self.write = self._write
 
