@@ -146,6 +146,7 @@ def test_a_kernel_is_compiled_once_whatever_its_modules_number_its_sizes():
 
 def test_dispatch_reads_data_pointers_as_numpy_lays_them_out():
     assert dispatch.data_pointer_offset() is not None  # CPython and NumPy as supported
+    assert dispatch.list_items_offset() is not None
     assert dispatch.dispatcher() is not None
 
 

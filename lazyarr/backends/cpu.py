@@ -259,12 +259,10 @@ class CpuExecutable:
     def run(self, arguments: Sequence[np.ndarray], sizes: Sequence[int] = ()) -> list[np.ndarray]:
         """Run on `arguments` (one buffer per parameter); `sizes` are the real values of the
         module's placeholder sizes, if it has any (see lazyarr/symbolic_sizes.py)."""
-        slots: list[np.ndarray | None] = [None] * self.slot_count
+        slots = self.blank_slots.copy()  # (a list: native dispatch reads it, llvm/dispatch.py)
         for slot, argument in zip(self.parameter_slots, arguments):
             # np.asarray, not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
             slots[slot] = np.asarray(argument, order="C")
-        for slot, value in self.constants.items():
-            slots[slot] = value
         if _profiler._ACTIVE is None:  # one native call per run of kernels
             return self._run_dispatched(slots, sizes)
         for step in self.steps:
@@ -300,6 +298,14 @@ class CpuExecutable:
     @functools.cached_property
     def dispatched(self) -> list:
         return native_runs(self.steps, self.output_slots)
+
+    @functools.cached_property
+    def blank_slots(self) -> list:
+        """The slots of a run before its arguments are placed: the constants, else None."""
+        slots: list[np.ndarray | None] = [None] * self.slot_count
+        for slot, value in self.constants.items():
+            slots[slot] = value
+        return slots
 
 
 def _run_host_step(step: HostStep, slots, sizes) -> None:
@@ -337,7 +343,7 @@ def _run_native(run: NativeRun, slots, sizes) -> None:
     if not run.internal or not run.scratch_lock.acquire(blocking=False):  # (busy: another thread runs it)
         for slot, shape, dtype in outputs:
             slots[slot] = _output(shape, dtype)
-        dispatch.dispatcher()(program, (ctypes.c_void_p * len(slots))(*map(id, slots)))
+        dispatch.dispatcher()(program, id(slots))  # (the list: see llvm/dispatch.py)
         return
     try:
         key = tuple(sizes) if run.symbolic else ()  # a run of concrete kernels: one set of buffers
@@ -347,7 +353,7 @@ def _run_native(run: NativeRun, slots, sizes) -> None:
         for slot, shape, dtype in outputs:
             buffer = scratch.get(slot)
             slots[slot] = _output(shape, dtype) if buffer is None else buffer
-        dispatch.dispatcher()(program, (ctypes.c_void_p * len(slots))(*map(id, slots)))
+        dispatch.dispatcher()(program, id(slots))  # (the list: see llvm/dispatch.py)
     finally:
         run.scratch_lock.release()
 

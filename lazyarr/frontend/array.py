@@ -275,8 +275,10 @@ class Array:
 
     def numpy(self) -> np.ndarray:
         """The value as a read-only NumPy array (copied to the host from a device)."""
-        evaluate_arrays([self])
         buffer = self._node._bound
+        if buffer is None:
+            evaluate_arrays([self])
+            buffer = self._node._bound
         if type(buffer) is not np.ndarray:
             return host_copy(buffer)
         view = buffer.view()

@@ -97,7 +97,8 @@ class _Unfrozen(_Fields):
 class Instruction(_Fields):
     """One HLO value: `op` applied to `operands` with `attrs`, of `shape` and `dtype`.
 
-    Never construct directly; use `make()`. Instances are immutable and interned.
+    Never construct directly; use `make()`. Instances are immutable and interned (except the
+    leaves `fresh_parameter` numbers uniquely).
     """
 
     __slots__ = ()
@@ -363,7 +364,11 @@ _CHECKED_PARAMETERS: dict[tuple, tuple] = {}
 
 
 def fresh_parameter(shape, dtype) -> Instruction:
-    """A parameter leaf with a process-unique number: the graph node of a materialized buffer."""
+    """A parameter leaf with a process-unique number: the graph node of a materialized buffer.
+
+    Not entered in the intern table: no make() call can ask for a number never given out
+    before, so the entry would only cost its making and, when the leaf dies, its removal
+    (every evaluation and `la.jit` call makes leaves for its results)."""
     number = next(_PARAMETER_NUMBERS)
     given = (shape if type(shape) is tuple else tuple(shape), dtype)
     checked = _CHECKED_PARAMETERS.get(given)
@@ -374,10 +379,20 @@ def fresh_parameter(shape, dtype) -> Instruction:
         _CHECKED_PARAMETERS[given] = (leaf, tuple(type(value) for _, value in leaf.attrs))
         return leaf
     model, attribute_types = checked
-    attributes = model._attr_map
-    attr_tuple = (("dtype", attributes["dtype"]), ("number", number), ("shape", attributes["shape"]))  # as make()
-    key = (("parameter", attr_tuple, attribute_types), ())
-    return _interned(key, model.op, model.shape, model.dtype, (), attr_tuple, MappingProxyType(dict(attr_tuple)))
+    shape, dtype = model.shape, model.dtype
+    leaf = _UNFROZEN_NEW(_Unfrozen)
+    leaf.op = model.op
+    leaf.shape = shape
+    leaf.dtype = dtype
+    leaf.operands = ()
+    leaf.attrs = attr_tuple = (("dtype", dtype), ("number", number), ("shape", shape))  # as make()
+    leaf._attr_map = MappingProxyType({"dtype": dtype, "number": number, "shape": shape})
+    leaf._local = ("parameter", attr_tuple, attribute_types)
+    leaf._bound = None
+    leaf.depth = 0
+    leaf.constant_only = False
+    leaf.__class__ = Instruction
+    return leaf
 
 
 def bind(node: Instruction, buffer) -> None:

@@ -6,16 +6,17 @@ int64 array, built once at compile time:
     [step count, most buffers of one step,
      (kernel address, extent, sizes address, buffer count, slot, slot, ...) per step]
 
-and `dispatch(program, objects)` walks it in native code: for each step it reads the data
-pointer of every buffer from the NumPy array objects in `objects` (indexed by slot), then calls
-the kernel over its whole extent with its vector of placeholder sizes. Python hands over the
-arrays' object addresses (`id()`, no ctypes conversion per buffer), so one run of many kernels
-costs one ctypes call.
+and `dispatch(program, slots)` walks it in native code: for each step it reads the data
+pointer of every buffer from the NumPy array objects in the Python list `slots` (indexed by
+slot), then calls the kernel over its whole extent with its vector of placeholder sizes. Python
+hands over the list itself (`id(slots)`: no ctypes array of pointers to build, which cost more
+than the call), so one run of many kernels costs one ctypes call.
 
 Reading an array's data pointer from its object relies on NumPy's object layout (the `data`
-field right after the object header, unchanged since NumPy 1.0). `data_pointer_offset()` checks
-it on this interpreter at first use; where it does not hold, `dispatcher()` is None and the
-backend calls kernels one by one.
+field right after the object header, unchanged since NumPy 1.0), and reading the list's items
+on CPython's list layout (the item vector right after the variable-size object header).
+`data_pointer_offset()` and `list_items_offset()` check them on this interpreter at first use;
+where one does not hold, `dispatcher()` is None and the backend calls kernels one by one.
 """
 
 from __future__ import annotations
@@ -44,10 +45,26 @@ def data_pointer_offset() -> int | None:
     return offset
 
 
-def _source(offset: int) -> str:
+@functools.cache
+def list_items_offset() -> int | None:
+    """Where a list object keeps its item vector (bytes from the object), or None when the
+    layout is not the expected one (CPython's `ob_item` after `PyObject_VAR_HEAD`)."""
+    offset = ctypes.sizeof(ctypes.c_ssize_t) * 2 + ctypes.sizeof(ctypes.c_void_p)  # the var-object header
+    samples = [[np.empty(1), None, 3], [None], list(range(40))]
+    for sample in samples:
+        items = ctypes.c_void_p.from_address(id(sample) + offset).value
+        if items is None or any(ctypes.c_void_p.from_address(items + index * ctypes.sizeof(ctypes.c_void_p)).value
+                                != id(value) for index, value in enumerate(sample)):
+            return None
+    return offset
+
+
+def _source(offset: int, items_offset: int) -> str:
     return f"""
-define void @lazyarr_dispatch(ptr %program, ptr %objects) {{
+define void @lazyarr_dispatch(ptr %program, ptr %slots) {{
 entry:
+  %items_address = getelementptr i8, ptr %slots, i64 {items_offset}
+  %objects = load ptr, ptr %items_address
   %count = load i64, ptr %program
   %most_address = getelementptr i64, ptr %program, i64 1
   %most = load i64, ptr %most_address
@@ -103,13 +120,14 @@ done:
 
 @functools.cache
 def dispatcher():
-    """The native `dispatch(program, objects)` function, or None where NumPy's object
-    layout is not the expected one (then kernels are called one by one)."""
-    offset = data_pointer_offset()
-    if offset is None:
+    """The native `dispatch(program, slots)` function (`slots`: the address of a list of
+    arrays), or None where NumPy's or CPython's object layout is not the expected one (then
+    kernels are called one by one)."""
+    offset, items_offset = data_pointer_offset(), list_items_offset()
+    if offset is None or items_offset is None:
         return None
     engine = jit_engine()
-    engine.add_module(_source(offset))
+    engine.add_module(_source(offset, items_offset))
     return _DISPATCH_SIGNATURE(engine.function_address("lazyarr_dispatch"))
 
 
