@@ -264,7 +264,14 @@ class CpuExecutable:
             # np.asarray, not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
             slots[slot] = np.asarray(argument, order="C")
         if _profiler._ACTIVE is None:  # one native call per run of kernels
-            return self._run_dispatched(slots, sizes)
+            for step in self.dispatched:
+                if type(step) is NativeRun:
+                    _run_native(step, slots, sizes)
+                elif type(step) is HostStep:
+                    _run_host_step(step, slots, sizes)
+                else:
+                    _run_kernel(step, slots, sizes)
+            return list(map(slots.__getitem__, self.output_slots))
         for step in self.steps:
             if isinstance(step, HostStep):
                 with _profiler.span("host step", "execute", step):
@@ -272,16 +279,6 @@ class CpuExecutable:
             else:
                 with _profiler.span("kernel", "execute", step):
                     _run_kernel(step, slots, sizes)
-        return [slots[slot] for slot in self.output_slots]
-
-    def _run_dispatched(self, slots, sizes) -> list[np.ndarray]:
-        for step in self.dispatched:
-            if type(step) is NativeRun:
-                _run_native(step, slots, sizes)
-            elif type(step) is HostStep:
-                _run_host_step(step, slots, sizes)
-            else:
-                _run_kernel(step, slots, sizes)
         return [slots[slot] for slot in self.output_slots]
 
     @functools.cached_property

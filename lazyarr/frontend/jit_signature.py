@@ -327,10 +327,19 @@ def call_signature(statics: StaticArguments, args: tuple, kwargs: dict, *, abstr
 def _call_backend(name: str, buffers: list, host: bool) -> str:
     """The backend that runs a call on `buffers` (`host`: all are NumPy arrays): the default
     one for host buffers when it computes on the host, else the one of the buffers' device."""
-    default = _flags.FLAGS.backend
-    if host and get_backend(default).device == "cpu":
-        return default
+    if host:
+        flags, default = _HOST_DEFAULT
+        if flags is not _flags.FLAGS:  # (flags are replaced, never changed, when set)
+            flags, default = _HOST_DEFAULT[:] = [_flags.FLAGS, _flags.FLAGS.backend]
+            if get_backend(default).device != "cpu":
+                default = _HOST_DEFAULT[1] = None
+        if default is not None:
+            return default
     return backend_for(buffers, where=f"la.jit({name})")
+
+
+# [the flags it was found for, the default backend if it computes on the host, else None]
+_HOST_DEFAULT: list = [None, None]
 
 
 def _flat_arrays_signature(name: str, args: tuple):
@@ -357,12 +366,7 @@ def _flat_arrays_signature(name: str, args: tuple):
             user_arrays.append(arg)
         else:
             return None
-    default = _flags.FLAGS.backend
-    if host and get_backend(default).device == "cpu":
-        backend = default
-    else:
-        backend = backend_for(buffers, where=f"la.jit({name})")
-    key = (_FLAT_TREEDEFS[len(args)], tuple(signature), None, backend)
+    key = (_FLAT_TREEDEFS[len(args)], tuple(signature), None, _call_backend(name, buffers, host))
     return key, buffers, user_arrays, args
 
 
