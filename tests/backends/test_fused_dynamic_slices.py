@@ -94,6 +94,24 @@ def test_stencil_assignment_is_one_kernel_and_matches_numpy():
     np.testing.assert_array_equal(np.asarray(lazy), expected, strict=True)
 
 
+def test_update_window_loops_split_over_threads_match_numpy():
+    """A 1-D assignment big enough for the thread pool: each thread's [begin, end) cuts the
+    three loops (before, inside, after the window) that the kernel runs instead of testing
+    each element; a thread's range may hold the window's edge or miss the window entirely."""
+    size = (1 << 21) + 3
+    operand = np.arange(size, dtype=np.float32)
+    update = np.linspace(-1, 1, size - 12, dtype=np.float32)
+    for start in (5, -4, size):  # inside; clamped to 0; clamped to the end
+        p_operand, p_update = _parameter(0, operand.shape, np.float32), _parameter(1, update.shape, np.float32)
+        p_start = _parameter(2, (), np.int64)
+        root = make("dynamic-update-slice", [p_operand, make("negate", [p_update]), p_start])
+        executable = compile_module(Module("main", Computation("main", (p_operand, p_update, p_start), (root,))),
+                                    "cpu")
+        assert [step.parallel for step in executable.steps] == [True]
+        (result,) = executable.run([operand, update, np.asarray(start, np.int64)])
+        np.testing.assert_array_equal(result, _expected(operand, -update, (start,)), strict=True)
+
+
 @settings(max_examples=30)
 @given(_cases(), st.integers(0, 2**32 - 1))
 def test_fused_dynamic_slice_matches_numpy(case, seed):

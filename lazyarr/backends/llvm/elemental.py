@@ -519,6 +519,17 @@ class ElementalEmitter:
     def __init__(self, ctx: EmitContext, load):
         self.ctx = ctx
         self.load = load
+        # (id of a dynamic-update-slice, whether the index's last dimension lies in its
+        # window): set by a kernel whose loop splits that dimension at the window's edges
+        # (kernel.py), so the window test and clamp of that dimension vanish from the loop.
+        self.known_window: tuple[int, bool] | None = None
+
+    def window_bounds(self, node):
+        """(begin, end) of a dynamic-update-slice's window in its last dimension (clamped
+        starts, as XLA's), emitted where the builder is."""
+        operand, update, *starts = node.operands
+        begin = self._clamped_starts(starts[-1:], operand.shape[-1:], update.shape[-1:])[0]
+        return begin, self.ctx.builder.add(begin, self.ctx.extent(update.shape[-1]))
 
     def elements(self, order, requests):
         """Values of `requests` [(instruction, index)], emitted over post-order `order`."""
@@ -582,11 +593,17 @@ class ElementalEmitter:
         inside = ir.Constant(ir.IntType(1), 1)
         update_index = []
         begins = self._clamped_starts(starts, operand.shape, update.shape)
-        for position, begin, size in zip(index, begins, update.shape):
+        known = self.known_window[1] if self.known_window and self.known_window[0] == id(node) else None
+        for dimension, (position, begin, size) in enumerate(zip(index, begins, update.shape)):
             local = builder.sub(position, begin)
+            if known and dimension == len(index) - 1:  # inside by the loop's bounds
+                update_index.append(local)
+                continue
             safe, within = _clamped_to(builder, local, self.ctx.extent(size))
             inside = builder.and_(inside, within)
             update_index.append(safe)
+        if known is False:
+            inside = ir.Constant(ir.IntType(1), 0)  # outside by the loop's bounds: the operand
         return [index, update_index] + [[]] * len(starts), inside
 
     def _scalar(self, node):

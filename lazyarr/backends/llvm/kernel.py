@@ -177,23 +177,27 @@ class KernelBuilder:
         return name
 
     @classmethod
-    def _whole_loops(cls, ctx, shape, begin, end, body):
+    def _whole_loops(cls, ctx, shape, begin, end, body, inner=None):
         """Nested loops over all of `shape`, run only by the call with begin == 0."""
         builder = ctx.builder
         with builder.if_then(builder.icmp_signed("==", begin, index_constant(0))):
             if not shape:
                 body([])
             else:
-                cls._split_loops(ctx, shape, index_constant(0), ctx.extent(shape[0]), body)
+                cls._split_loops(ctx, shape, index_constant(0), ctx.extent(shape[0]), body, inner)
 
     @staticmethod
-    def _split_loops(ctx, shape, begin, end, body):
-        """Nested loops over `shape`, the first dimension limited to [begin, end)."""
+    def _split_loops(ctx, shape, begin, end, body, inner=None):
+        """Nested loops over `shape`, the first dimension limited to [begin, end). `inner`,
+        when given, emits the innermost loop itself: inner(outer index, start, stop)."""
         builder = ctx.builder
         index = []
 
         def nest(axis):
-            start, stop = (begin, end) if axis == 0 else (0, ctx.extent(shape[axis]))
+            start, stop = (begin, end) if axis == 0 else (index_constant(0), ctx.extent(shape[axis]))
+            if inner is not None and axis + 1 == len(shape):
+                inner(list(index), start, stop)
+                return
             with for_range(builder, start, stop, name=f"d{axis}") as position:
                 index.append(position)
                 if axis + 1 < len(shape):
@@ -212,7 +216,35 @@ class KernelBuilder:
             for store, value in zip(stores, values):
                 store(index, value)
 
-        loops(emitter.ctx, outputs[0].shape, begin, end, body)
+        inner = None
+        if len(outputs) == 1 and outputs[0].opcode == "dynamic-update-slice" and outputs[0].shape:
+            inner = self._window_loops(emitter, outputs[0], body)
+        loops(emitter.ctx, outputs[0].shape, begin, end, body, inner)
+
+    @staticmethod
+    def _window_loops(emitter, update, body):
+        """The innermost loops of a kernel whose output is a dynamic-update-slice (an
+        assignment `u[1:-1, 1:-1] = ...`): three loops over the last dimension, before, inside
+        and after the window, so no element tests or clamps its position along it. Tested per
+        element, LLVM vectorized the window's reads as masked loads (heat's step kernel: 13 us
+        for 256x256); the outer dimensions' tests are invariant in these loops."""
+
+        def inner(prefix, start, stop):
+            builder = emitter.ctx.builder
+
+            def clamp(value):
+                value = builder.select(builder.icmp_signed("<", value, start), start, value)
+                return builder.select(builder.icmp_signed(">", value, stop), stop, value)
+
+            window_begin, window_end = emitter.window_bounds(update)
+            cuts = [start, clamp(window_begin), clamp(window_end), stop]
+            for low, high, inside in zip(cuts, cuts[1:], (False, True, False)):
+                emitter.known_window = (id(update), inside)
+                with for_range(builder, low, high, name="window") as position:
+                    body([*prefix, position])
+            emitter.known_window = None
+
+        return inner
 
     def _reduce(self, builder, emitter, output, begin, end, store, loops):
         (operand,) = output.operands
