@@ -262,11 +262,17 @@ class KernelBuilder:
                 operand_index[axis] = position
 
             loop_counters = []
-            # Float sums add blocks of _SUM_BLOCK elements into a partial sum first, so the
-            # rounding error grows with block + count / block terms, not with the count
-            # (as NumPy's pairwise sum), whatever LLVM's vectorizer decides.
+            # Float sums add blocks of _SUM_BLOCK elements into a partial sum first, and the
+            # blocks' partial sums pairwise (`_pairwise_push`, across all reduced dimensions),
+            # so the rounding error grows with block + log2(count / block) terms, not with the
+            # count: as NumPy's pairwise sum, whatever LLVM's vectorizer decides.
             blocked = kind == "sum" and dtypes.is_floating(accumulate_dtype) and bool(reduced)
             target = entry_alloca(builder, value_type(accumulate_dtype), name="partial") if blocked else slot
+            pairwise = None
+            if blocked:
+                pairwise = (tile_alloca(builder, value_type(accumulate_dtype), _PAIRWISE_LEVELS, name="pairwise"),
+                            entry_alloca(builder, INDEX, name="blocks"))
+                builder.store(index_constant(0), pairwise[1])
 
             def inner(level):
                 if level == len(reduced):
@@ -284,9 +290,11 @@ class KernelBuilder:
                 axis = reduced[level]
                 extent = ctx.extent(operand.shape[axis])
                 if blocked and level == len(reduced) - 1:
-                    self._blocked_loop(ctx, extent, axis, slot, target, kind, accumulate_dtype,
-                                       lambda position: (operand_index.__setitem__(axis, position),
-                                                         loop_counters.append(position), inner(level + 1)))
+                    self._blocks(ctx, extent, axis,
+                                 lambda: builder.store(reduction_identity(ctx, kind, accumulate_dtype), target),
+                                 lambda position: (operand_index.__setitem__(axis, position),
+                                                   loop_counters.append(position), inner(level + 1)),
+                                 lambda: _pairwise_push(ctx, accumulate_dtype, pairwise, builder.load(target)))
                     return
                 with for_range(builder, 0, extent, name=f"r{axis}") as position:
                     operand_index[axis] = position
@@ -296,6 +304,8 @@ class KernelBuilder:
             # With no reduced dimensions (dimensions={}) each element is copied, as NumPy does.
             if all(operand.shape[axis] for axis in reduced):
                 inner(0)
+            if blocked:
+                builder.store(_pairwise_total(ctx, kind, accumulate_dtype, pairwise), slot)
             result = builder.load(slot)
             if accumulate_dtype != output.dtype:
                 result = builder.fptrunc(result, value_type(output.dtype))
@@ -441,16 +451,6 @@ class KernelBuilder:
 
         (self._split_loops if split else self._whole_loops)(ctx, output.shape, begin, end, body)
 
-    @classmethod
-    def _blocked_loop(cls, ctx, extent, axis, total, partial, kind, dtype, body):
-        """for each block of _SUM_BLOCK positions: partial = identity; body(position) for each
-        position in the block (accumulating into `partial`); total += partial."""
-        builder = ctx.builder
-        cls._blocks(ctx, extent, axis,
-                    lambda: builder.store(reduction_identity(ctx, kind, dtype), partial),
-                    body,
-                    lambda: builder.store(combine(ctx, kind, dtype, builder.load(total), builder.load(partial)), total))
-
     @staticmethod
     def _blocks(ctx, extent, axis, start_block, body, end_block):
         """[0, extent) in blocks of _SUM_BLOCK: start_block(); body(position) for each position
@@ -511,6 +511,67 @@ def hide_trip_counts(builder: ir.IRBuilder, counters) -> None:
         stop = compare.operands[1]
         if isinstance(stop, ir.Constant):
             compare.replace_usage(stop, opaque_index(builder, stop))
+
+
+# Levels of the pairwise combination of block sums: 2**64 blocks, more than any extent.
+_PAIRWISE_LEVELS = 64
+
+
+def _pairwise_push(ctx, dtype, pairwise, value) -> None:
+    """Add one block's sum to the pairwise combination (a binary counter of partial sums,
+    `stack[level]` summing 2**level blocks): while the count's lowest bits are set, the new
+    sum absorbs the sum of the equally many blocks before it, as a pairwise tree does."""
+    builder = ctx.builder
+    stack, count = pairwise
+    number = builder.load(count)
+    before = builder.block
+    header = builder.append_basic_block("pairwise.header")
+    merge = builder.append_basic_block("pairwise.merge")
+    done = builder.append_basic_block("pairwise.done")
+    builder.branch(header)
+    builder.position_at_end(header)
+    level = builder.phi(INDEX, name="level")
+    level.add_incoming(index_constant(0), before)
+    carry = builder.phi(value.type, name="carry")
+    carry.add_incoming(value, before)
+    odd = builder.trunc(builder.lshr(number, level), ir.IntType(1))
+    builder.cbranch(odd, merge, done)
+    builder.position_at_end(merge)
+    earlier = builder.load(builder.gep(stack, [level], source_etype=value.type), typ=value.type)
+    level.add_incoming(builder.add(level, index_constant(1)), merge)
+    carry.add_incoming(builder.fadd(earlier, carry), merge)
+    builder.branch(header)
+    builder.position_at_end(done)
+    builder.store(carry, builder.gep(stack, [level], source_etype=value.type))
+    builder.store(builder.add(number, index_constant(1)), count)
+
+
+def _pairwise_total(ctx, kind, dtype, pairwise) -> ir.Value:
+    """The sum of all blocks pushed: the partial sums of the count's set bits, smallest first."""
+    builder = ctx.builder
+    stack, count = pairwise
+    number = builder.load(count)
+    identity = reduction_identity(ctx, kind, dtype)
+    before = builder.block
+    header = builder.append_basic_block("total.header")
+    body = builder.append_basic_block("total.body")
+    done = builder.append_basic_block("total.done")
+    builder.branch(header)
+    builder.position_at_end(header)
+    level = builder.phi(INDEX, name="level")
+    level.add_incoming(index_constant(0), before)
+    total = builder.phi(identity.type, name="total")
+    total.add_incoming(identity, before)
+    remaining = builder.lshr(number, level)
+    builder.cbranch(builder.icmp_unsigned("!=", remaining, index_constant(0)), body, done)
+    builder.position_at_end(body)
+    held = builder.load(builder.gep(stack, [level], source_etype=identity.type), typ=identity.type)
+    odd = builder.trunc(remaining, ir.IntType(1))
+    level.add_incoming(builder.add(level, index_constant(1)), body)
+    total.add_incoming(builder.select(odd, builder.fadd(held, total), total), body)
+    builder.branch(header)
+    builder.position_at_end(done)
+    return total
 
 
 def reduction_identity(ctx, kind, dtype):
