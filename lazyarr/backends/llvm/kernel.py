@@ -524,24 +524,10 @@ def _pairwise_push(ctx, dtype, pairwise, value) -> None:
     builder = ctx.builder
     stack, count = pairwise
     number = builder.load(count)
-    before = builder.block
-    header = builder.append_basic_block("pairwise.header")
-    merge = builder.append_basic_block("pairwise.merge")
-    done = builder.append_basic_block("pairwise.done")
-    builder.branch(header)
-    builder.position_at_end(header)
-    level = builder.phi(INDEX, name="level")
-    level.add_incoming(index_constant(0), before)
-    carry = builder.phi(value.type, name="carry")
-    carry.add_incoming(value, before)
-    odd = builder.trunc(builder.lshr(number, level), ir.IntType(1))
-    builder.cbranch(odd, merge, done)
-    builder.position_at_end(merge)
-    earlier = builder.load(builder.gep(stack, [level], source_etype=value.type), typ=value.type)
-    level.add_incoming(builder.add(level, index_constant(1)), merge)
-    carry.add_incoming(builder.fadd(earlier, carry), merge)
-    builder.branch(header)
-    builder.position_at_end(done)
+    level, carry = _over_levels(
+        builder, value,
+        lambda level: builder.trunc(builder.lshr(number, level), ir.IntType(1)),
+        lambda level, carry: builder.fadd(_held(builder, stack, level, value.type), carry))
     builder.store(carry, builder.gep(stack, [level], source_etype=value.type))
     builder.store(builder.add(number, index_constant(1)), count)
 
@@ -552,26 +538,42 @@ def _pairwise_total(ctx, kind, dtype, pairwise) -> ir.Value:
     stack, count = pairwise
     number = builder.load(count)
     identity = reduction_identity(ctx, kind, dtype)
+
+    def add_if_held(level, total):
+        held = _held(builder, stack, level, identity.type)
+        return builder.select(builder.trunc(builder.lshr(number, level), ir.IntType(1)),
+                              builder.fadd(held, total), total)
+
+    return _over_levels(builder, identity,
+                        lambda level: builder.icmp_unsigned("!=", builder.lshr(number, level), index_constant(0)),
+                        add_if_held)[1]
+
+
+def _held(builder, stack, level, value_type):
+    return builder.load(builder.gep(stack, [level], source_etype=value_type), typ=value_type)
+
+
+def _over_levels(builder, value, going_on, step) -> tuple[ir.Value, ir.Value]:
+    """for level = 0, 1, ... while going_on(level): value = step(level, value). Returns the
+    level it stopped at and the value then (a loop of a few trips: log2 of a block count)."""
     before = builder.block
-    header = builder.append_basic_block("total.header")
-    body = builder.append_basic_block("total.body")
-    done = builder.append_basic_block("total.done")
+    header = builder.append_basic_block("levels.header")
+    body = builder.append_basic_block("levels.body")
+    done = builder.append_basic_block("levels.done")
     builder.branch(header)
     builder.position_at_end(header)
     level = builder.phi(INDEX, name="level")
     level.add_incoming(index_constant(0), before)
-    total = builder.phi(identity.type, name="total")
-    total.add_incoming(identity, before)
-    remaining = builder.lshr(number, level)
-    builder.cbranch(builder.icmp_unsigned("!=", remaining, index_constant(0)), body, done)
+    carried = builder.phi(value.type, name="carried")
+    carried.add_incoming(value, before)
+    builder.cbranch(going_on(level), body, done)
     builder.position_at_end(body)
-    held = builder.load(builder.gep(stack, [level], source_etype=identity.type), typ=identity.type)
-    odd = builder.trunc(remaining, ir.IntType(1))
-    level.add_incoming(builder.add(level, index_constant(1)), body)
-    total.add_incoming(builder.select(odd, builder.fadd(held, total), total), body)
+    following = step(level, carried)
+    level.add_incoming(builder.add(level, index_constant(1)), builder.block)
+    carried.add_incoming(following, builder.block)
     builder.branch(header)
     builder.position_at_end(done)
-    return total
+    return level, carried
 
 
 def reduction_identity(ctx, kind, dtype):
