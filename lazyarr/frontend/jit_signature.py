@@ -327,19 +327,20 @@ def call_signature(statics: StaticArguments, args: tuple, kwargs: dict, *, abstr
 def _call_backend(name: str, buffers: list, host: bool) -> str:
     """The backend that runs a call on `buffers` (`host`: all are NumPy arrays): the default
     one for host buffers when it computes on the host, else the one of the buffers' device."""
+    global _HOST_DEFAULT
     if host:
         flags, default = _HOST_DEFAULT
         if flags is not _flags.FLAGS:  # (flags are replaced, never changed, when set)
-            flags, default = _HOST_DEFAULT[:] = [_flags.FLAGS, _flags.FLAGS.backend]
-            if get_backend(default).device != "cpu":
-                default = _HOST_DEFAULT[1] = None
+            flags = _flags.FLAGS
+            default = flags.backend if get_backend(flags.backend).device == "cpu" else None
+            _HOST_DEFAULT = (flags, default)  # one assignment: another thread sees old or new
         if default is not None:
             return default
     return backend_for(buffers, where=f"la.jit({name})")
 
 
-# [the flags it was found for, the default backend if it computes on the host, else None]
-_HOST_DEFAULT: list = [None, None]
+# (the flags it was found for, the default backend if it computes on the host, else None)
+_HOST_DEFAULT: tuple = (None, None)
 
 
 def _flat_arrays_signature(name: str, args: tuple):
