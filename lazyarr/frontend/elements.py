@@ -21,6 +21,9 @@ from .. import dtypes
 from .array import Array, leaf_for
 
 _PYTHON_SCALARS = (bool, int, float, complex)
+_NEW = object.__new__
+# NumPy's scalar types of every non-complex lazyarr dtype: `float()` of them is NumPy's conversion.
+_REAL_SCALAR_TYPES = frozenset(np.dtype(dtype).type for dtype in dtypes.ALL if np.dtype(dtype).kind != "c")
 
 # NumPy's scalar operators run the same loops as its ufuncs, in a tenth of the time.
 _OPERATORS = {
@@ -48,6 +51,14 @@ class Element(Array):
         self._value = value
         self._leaf = None
         self._base = self._views = None
+
+    @classmethod
+    def of(cls, value: np.generic) -> Element:
+        """`Element(value)` without a Python __init__ call: the element-read loop's hot path."""
+        element = _NEW(cls)
+        element._value = value
+        element._leaf = element._base = element._views = None
+        return element
 
     @property
     def _node(self):
@@ -79,9 +90,9 @@ class Element(Array):
 
     def __float__(self) -> float:
         value = self._value
-        if value is None or value.dtype.kind == "c":
-            return Array.__float__(self)  # a complex value: Python's TypeError, as for arrays
-        return float(value)
+        if type(value) in _REAL_SCALAR_TYPES:
+            return float(value)
+        return Array.__float__(self)  # written in place, or complex: Python's TypeError, as for arrays
 
     def __int__(self) -> int:
         value = self._value
@@ -147,4 +158,4 @@ def compute(ufunc: np.ufunc, operands) -> Element | None:
         return None  # the recorded op raises lazyarr's own error, naming the call
     if not isinstance(result, np.generic) or result.dtype not in dtypes.ALL:
         return None  # the recorded op's own checks give lazyarr's answer or error
-    return Element(result)
+    return Element.of(result)

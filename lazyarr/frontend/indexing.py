@@ -48,6 +48,10 @@ def getitem(array, key) -> Array:
     array([[ 7,  5],
            [11,  9]])
     """
+    if type(key) is int or (type(key) is tuple and _all_ints(key)):
+        element = _element_read(array, key)
+        if element is not None:
+            return element
     if isinstance(array, Array) and (type(key) is int or _is_plain_basic(key)):
         return _basic_getitem(array, key)
     if type(key) is Array and type(array) is Array and key.ndim and dtypes.is_bool(key.dtype):
@@ -62,6 +66,32 @@ def getitem(array, key) -> Array:
         return wrap(_read_basic(array._node, plan))
     return make_view(array, lambda base: _read_basic(base, plan), lambda base, value: _written(base, plan, value),
                      layout=plan.view_layout)
+
+
+_NEW_ELEMENT = object.__new__
+
+
+def _all_ints(key: tuple) -> bool:
+    for part in key:
+        if type(part) is not int:
+            return False
+    return True
+
+
+def _element_read(array: Array, key) -> Element | None:
+    """`array[i, j, ...]` of an evaluated host array, one integer per axis: NumPy's scalar as an
+    Element, at about NumPy's cost (a loop reading results one by one); None otherwise."""
+    buffer = array._node._bound
+    if type(buffer) is not np.ndarray or buffer.ndim != (len(key) if type(key) is tuple else 1):
+        return None
+    try:
+        value = buffer[key]
+    except IndexError:
+        return None  # the general path raises lazyarr's error, naming the axis
+    element = _NEW_ELEMENT(Element)  # Element(value), inline: this is the whole cost of a read
+    element._value = value
+    element._leaf = element._base = element._views = None
+    return element
 
 
 def _basic_getitem(array: Array, key) -> Array:
