@@ -12,7 +12,10 @@ For every program and implementation it reports:
     `la.jit` wrapper for the jit form; `jax.clear_caches()` before jax's);
   * the steady state: the median of --repeat runs, implementations interleaved round-robin;
   * lazyarr's compiles (`la.cache_info().misses`) during the first run and during one steady run;
-  * the ratios NumPy time / implementation time (> 1: faster than NumPy), steady and first.
+  * the ratios NumPy time / implementation time (> 1: faster than NumPy), steady and first;
+  * the same program under one `la.jit` (Python parameters static, the loop traced once), as a
+    JAX user would jit it, except where it cannot be (k-means: mask indexing has a data-dependent
+    shape).
 Every timed run converts its outputs to NumPy (`la.eval` then `np.asarray`; jax: block until
 ready) inside the timed region, so lazy work is counted. Inputs are converted before the timer
 starts, freshly for every run (`la.asarray` makes new leaves, so lazyarr cannot hand back a value
@@ -187,6 +190,7 @@ class Program:
     check_arguments: Callable[[dict, dict], dict] = lambda arrays, parameters: {}
     jax_note: str | None = None  # why jax does not run it, or None
     jit_step: bool = False  # the MLP with a jitted step (la.jit / jax.jit)
+    jit_note: str | None = None  # why the whole program cannot run under la.jit, or None
 
 
 def _float32(array) -> np.ndarray:
@@ -262,7 +266,7 @@ PROGRAMS: dict[str, Program] = {
     program.key: program
     for program in (
         Program("k-means", "k-means 2000x4, 5 centres, 10 iterations (mask mean)", _k_means_inputs,
-                kernels.k_means, check_k_means),
+                kernels.k_means, check_k_means, jit_note="n/a: mask indexing (shape from data)"),
         Program("heat", "heat equation 256x256, 50 steps (slice assignment)", _heat_inputs, kernels.heat,
                 check_heat, jax_note="n/a: slice assignment"),
         Program("mandelbrot", "Mandelbrot 300x300, 30 iterations (complex64, where)", _mandelbrot_inputs,
@@ -278,7 +282,7 @@ PROGRAMS: dict[str, Program] = {
                 check_arguments=lambda arrays, parameters: {"spot": arrays["spot"], "strike": arrays["strike"]}),
         Program("mlp", f"T1 MLP training, {MLP_STEPS} steps, eager", _mlp_inputs, kernels.mlp_training, check_mlp),
         Program("mlp-jit", f"T1 MLP training, {MLP_STEPS} steps, jitted step", _mlp_inputs, kernels.mlp_training,
-                check_mlp, jit_step=True),
+                check_mlp, jit_step=True, jit_note="n/a: its step is jitted (row above: whole loop)"),
     )
 }
 
@@ -322,6 +326,17 @@ def lazyarr_implementation(la) -> Implementation:
         la.eval(*parts)  # one module for all outputs, as a user asks for them together
         return tuple(np.asarray(part) for part in parts)
     return Implementation("lazyarr", la.asarray, _eager_runner(la, la.jit), finish, clear=la.clear_cache, lazy=True)
+
+
+def lazyarr_jit_implementation(la) -> Implementation:
+    """The whole program under one `la.jit` (its Python parameters static), as a JAX user writes
+    `jax.jit(program, static_argnames=...)`: the loop is traced once and runs as one module."""
+    eager = lazyarr_implementation(la)
+
+    def make(program: Program, parameters: dict):
+        jitted = la.jit(functools.partial(program.function, la), static_argnames=tuple(parameters))
+        return lambda *arrays: jitted(*arrays, **parameters)
+    return Implementation("la.jit", la.asarray, make, eager.finish, clear=la.clear_cache, lazy=True)
 
 
 def jax_implementation() -> Implementation | None:
@@ -383,6 +398,9 @@ def measure_program(la, program: Program, implementations: list[Implementation],
         if implementation.name == "jax" and program.jax_note:
             row.update(passed=True, check="-", note=program.jax_note)
             continue
+        if implementation.name == "la.jit" and program.jit_note:
+            row.update(passed=True, check="-", note=program.jit_note)
+            continue
         try:
             implementation.clear()
             runner = implementation.make_runner(program, parameters)
@@ -400,7 +418,7 @@ def measure_program(la, program: Program, implementations: list[Implementation],
             if implementation.lazy:
                 row.update(compiles_first=first.compiles, compiles_steady=warm.compiles,
                            compile_seconds_first=first.compile_seconds, evaluations_steady=warm.lookups)
-                if warm.lookups == 0:
+                if warm.lookups == 0 and implementation.name == "lazyarr":  # (la.jit calls look up their own cache)
                     row["note"] = "no evaluation in the warm run: its time may be a lookup"
         except Exception as error:  # report it and go on with the others
             row["check"] = f"raised {type(error).__name__}: {str(error)[:160]}"
@@ -409,6 +427,9 @@ def measure_program(la, program: Program, implementations: list[Implementation],
     samples: dict[str, list[float]] = {name: [] for name in runners}
     steady_compiles: dict[str, int] = {name: 0 for name in runners}
     names = list(runners)
+    for name in names:  # a later implementation's cold start cleared the compile caches: refill them
+        implementation, runner = runners[name]
+        TimedRun(la, implementation, runner, arrays)()
     for round_number in range(arguments.repeat):
         shift = round_number % len(names) if names else 0
         for name in names[shift:] + names[:shift]:
@@ -434,13 +455,15 @@ def measure_program(la, program: Program, implementations: list[Implementation],
 def table_lines(rows: list[dict], jax_available: bool) -> list[str]:
     """The markdown table: one line per program."""
     header = ("program", "NumPy steady", "lazyarr steady", "steady ratio", "NumPy first", "lazyarr first",
-              "first ratio", "compiles first/steady", "jax steady ratio", "checks")
+              "first ratio", "compiles first/steady", "la.jit(program) steady", "steady ratio", "first",
+              "jax steady ratio", "checks")
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     by_program: dict[str, dict[str, dict]] = {}
     for row in rows:
         by_program.setdefault(row["program"], {})[row["impl"]] = row
     for program, found in by_program.items():
         numpy_row, lazy, jax_row = found.get("numpy", {}), found.get("lazyarr", {}), found.get("jax")
+        jitted = found.get("la.jit", {})
 
         def ratio(row, kind):
             value = row.get(f"ratio_{kind}")
@@ -457,7 +480,9 @@ def table_lines(rows: list[dict], jax_available: bool) -> list[str]:
         lines.append("| " + " | ".join((
             program, timing.format_seconds(numpy_row.get("steady_s")), timing.format_seconds(lazy.get("steady_s")),
             ratio(lazy, "steady"), timing.format_seconds(numpy_row.get("first_s")),
-            timing.format_seconds(lazy.get("first_s")), ratio(lazy, "first"), compiles, jax_cell, checks)) + " |")
+            timing.format_seconds(lazy.get("first_s")), ratio(lazy, "first"), compiles,
+            jitted.get("note") or timing.format_seconds(jitted.get("steady_s")), ratio(jitted, "steady"),
+            timing.format_seconds(jitted.get("first_s")), jax_cell, checks)) + " |")
     return lines
 
 
@@ -490,7 +515,7 @@ def main(argv=None) -> int:
     # Loads the backend (LLVM's initialization), so the first program's cold run is charged for its
     # own compiles only.
     np.asarray(la.asarray(np.zeros(1, np.float32)) + 1)
-    implementations = [numpy_implementation(), lazyarr_implementation(la)]
+    implementations = [numpy_implementation(), lazyarr_implementation(la), lazyarr_jit_implementation(la)]
     jax = jax_implementation()
     if jax is not None:
         implementations.append(jax)

@@ -41,6 +41,15 @@ class GraphFacts:
     position: dict[int, int]
     users: dict[int, list[Instruction]]
     outputs: set[int]
+    # id -> whether some user cannot fuse it (a dot reads it): asked per producer by every
+    # group that reads it, so a parameter read by a loop's 200 steps is asked once, not 200 times.
+    read_unfused: dict[int, bool] = field(default_factory=dict)
+
+    def has_unfusible_user(self, key: int, policy: FusionPolicy) -> bool:
+        known = self.read_unfused.get(key)
+        if known is None:
+            known = self.read_unfused[key] = any(not policy.is_fusible(user) for user in self.users[key])
+        return known
 
     @staticmethod
     def of(order: list[Instruction], outputs) -> GraphFacts:
@@ -104,6 +113,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
             outside = 1  # computed in every kernel that holds a copy of its user
         producer_reads = max(reads[id(user)] * _element_reads(user, producer) for user in inside)
         producer_maps = _index_maps(inside, index_maps)
+        stored_anyway = _stored_anyway(producer, key, facts, is_output, policy)
         decision = FusionDecision.yes()
         if len(group.members) >= policy.max_instructions:
             decision = FusionDecision.no(
@@ -114,7 +124,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
             decision = policy.should_fuse(
                 producer, consumer, users[key], users_outside_group=outside, is_output=is_output,
                 reads_per_element=producer_reads, index_maps=producer_maps,
-                stored_anyway=_stored_anyway(producer, users[key], is_output, policy),
+                stored_anyway=stored_anyway,
                 on_shared_chain=_on_shared_chain(producer, users),
             )
             if not decision:
@@ -216,13 +226,14 @@ def _element_reads(consumer: Instruction, producer: Instruction) -> int:
     return 1
 
 
-def _stored_anyway(producer: Instruction, users, is_output: bool, policy: FusionPolicy) -> bool:
+def _stored_anyway(producer: Instruction, key: int, facts: GraphFacts, is_output: bool, policy: FusionPolicy) -> bool:
     """Whether `producer` will be written to memory whatever the kernel deciding now does: a
     module output, read by an op that cannot fuse it (a dot), or, with several users, read
     through a broadcast that repeats its elements (that kernel materializes it rather than
     recompute it per read: FusionPolicy.should_fuse)."""
-    if is_output or any(not policy.is_fusible(user) for user in users):
+    if is_output or facts.has_unfusible_user(key, policy):
         return True
+    users = facts.users[key]
     return len(users) > 1 and any(user.opcode == "broadcast" and user.ndim > producer.ndim for user in users)
 
 
