@@ -2,13 +2,13 @@
 
 NumPy's wheels bundle OpenBLAS (scipy-openblas) and export its CBLAS interface. A dot that is
 one matrix or vector product of float32/float64 buffers becomes a kernel of its own whose body
-is one `cblas_?gemm` call, so it joins the native run of the kernels around it (llvm/dispatch.py)
+is one `cblas_?gemm` call (`cblas_?gemv` when an operand is a vector, as NumPy's matmul does), so it joins the native run of the kernels around it (llvm/dispatch.py)
 instead of leaving native code for a Python host step: a jitted training step runs as one
 native call. The library is the one NumPy has loaded (the same threads, the same code as
 `np.matmul`'s gemm); where none is found (another BLAS vendor, no CBLAS symbol), `gemm()` is
 None and dots stay host steps through NumPy.
 
-Kernels call the stable names `lazyarr_cblas_sgemm` / `lazyarr_cblas_dgemm`, bound to the
+Kernels call the stable names `lazyarr_cblas_sgemm`, `lazyarr_cblas_sgemv`, ..., bound to the
 library's addresses with `llvm.add_symbol` in each process, so compiled objects stay valid in
 the persistent cache across processes.
 """
@@ -28,7 +28,10 @@ import numpy as np
 from .loops import for_range, index_constant
 
 # (symbol template, width of BLAS integers): ILP64 builds (NumPy's wheels) take int64 sizes.
-_SYMBOLS = (("scipy_cblas_{}gemm64_", 64), ("cblas_{}gemm64_", 64), ("scipy_cblas_{}gemm", 32), ("cblas_{}gemm", 32))
+_SYMBOLS = (("scipy_cblas_{}64_", 64), ("cblas_{}64_", 64), ("scipy_cblas_{}", 32), ("cblas_{}", 32))
+# gemm for matrix products, gemv where one operand is a vector (as NumPy's matmul: a gemm
+# with n = 1 packs its operands for a blocked product and runs ~3x slower than gemv).
+_ROUTINES = ("sgemm", "dgemm", "sgemv", "dgemv")
 _ROW_MAJOR, _NO_TRANSPOSE, _TRANSPOSE = 101, 111, 112
 _PREFIXES = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
 
@@ -43,7 +46,7 @@ class Gemm:
     @property
     def abi(self) -> str:
         """What compiled kernels depend on (part of the persistent cache's code version)."""
-        return f"cblas gemm, {self.integer_bits}-bit integers"
+        return f"cblas gemm and gemv, {self.integer_bits}-bit integers"
 
 
 def _loaded_blas_libraries() -> list[str]:
@@ -63,7 +66,7 @@ def _loaded_blas_libraries() -> list[str]:
 
 @functools.cache
 def gemm() -> Gemm | None:
-    """NumPy's CBLAS sgemm and dgemm, bound to the kernels' names; None where not found."""
+    """NumPy's CBLAS sgemm, dgemm, sgemv and dgemv, bound to the kernels' names; None where not found."""
     import numpy.linalg  # noqa: F401  (NumPy loads its BLAS with its linear algebra)
 
     for path in _loaded_blas_libraries():
@@ -73,11 +76,11 @@ def gemm() -> Gemm | None:
             continue
         for template, bits in _SYMBOLS:
             try:
-                functions = {prefix: getattr(library, template.format(prefix)) for prefix in ("s", "d")}
+                functions = {routine: getattr(library, template.format(routine)) for routine in _ROUTINES}
             except AttributeError:
                 continue
-            for prefix, function in functions.items():
-                llvm.add_symbol(f"lazyarr_cblas_{prefix}gemm", ctypes.cast(function, ctypes.c_void_p).value)
+            for routine, function in functions.items():
+                llvm.add_symbol(f"lazyarr_cblas_{routine}", ctypes.cast(function, ctypes.c_void_p).value)
             return Gemm(path, bits)
     return None
 
@@ -108,7 +111,7 @@ def is_native_dot(computation) -> bool:
 
 
 def emit_gemm(ctx, computation, pointers) -> None:
-    """The body of a kernel computing `computation` (`is_native_dot`) by one CBLAS gemm.
+    """The body of a kernel computing `computation` (`is_native_dot`) by one CBLAS gemm (gemv for a vector).
 
     Row-major C (m, n) = A (m, k) B (k, n): a 2-d operand contracting its first dim is passed
     transposed (BLAS reads it through its transpose flag, no copy); a 1-d lhs is a (1, k) row,
@@ -136,13 +139,46 @@ def emit_gemm(ctx, computation, pointers) -> None:
     enum = ir.IntType(32)
     scalar = ir.FloatType() if dot.dtype == np.float32 else ir.DoubleType()
     pointer = ir.PointerType()
-    name = f"lazyarr_cblas_{_PREFIXES[dot.dtype]}gemm"
-    function = ctx.module.globals.get(name) or ir.Function(ctx.module, ir.FunctionType(ir.VoidType(), [
-        enum, enum, enum, integer, integer, integer, scalar, pointer, integer, pointer, integer, scalar, pointer,
-        integer]), name=name)
+    vector_product = lhs.ndim == 1 or rhs.ndim == 1
+    if vector_product:
+        routine, arguments = f"{_PREFIXES[dot.dtype]}gemv", [
+            enum, enum, integer, integer, scalar, pointer, integer, pointer, integer, scalar, pointer, integer]
+    else:
+        routine, arguments = f"{_PREFIXES[dot.dtype]}gemm", [
+            enum, enum, enum, integer, integer, integer, scalar, pointer, integer, pointer, integer, scalar,
+            pointer, integer]
+    name = f"lazyarr_cblas_{routine}"
+    function = ctx.module.globals.get(name) or ir.Function(
+        ctx.module, ir.FunctionType(ir.VoidType(), arguments), name=name)
 
     def blas_integer(value):
         return builder.trunc(value, integer) if integer.width < 64 else value
+
+    def call():
+        one, nothing = ir.Constant(scalar, 1.0), ir.Constant(scalar, 0.0)
+        if not vector_product:
+            builder.call(function, [
+                ir.Constant(enum, _ROW_MAJOR),
+                ir.Constant(enum, _TRANSPOSE if transpose_lhs else _NO_TRANSPOSE),
+                ir.Constant(enum, _TRANSPOSE if transpose_rhs else _NO_TRANSPOSE),
+                blas_integer(m), blas_integer(n), blas_integer(k), one,
+                lhs_pointer, blas_integer(lhs_row), rhs_pointer, blas_integer(rhs_row),
+                nothing, output_pointer, blas_integer(n),
+            ])
+            return
+        # y = op(A) x: the matrix is the 2-d operand (a 1-d lhs: a (1, k) matrix), stored
+        # row-major (rows, columns), transposed when the vector meets its rows.
+        if rhs.ndim == 1:
+            matrix, vector, transposed = lhs_pointer, rhs_pointer, transpose_lhs
+            rows, columns = (k, m) if transpose_lhs else (m, k)
+        else:
+            matrix, vector, transposed = rhs_pointer, lhs_pointer, not transpose_rhs
+            rows, columns = (n, k) if transpose_rhs else (k, n)
+        builder.call(function, [
+            ir.Constant(enum, _ROW_MAJOR), ir.Constant(enum, _TRANSPOSE if transposed else _NO_TRANSPOSE),
+            blas_integer(rows), blas_integer(columns), one, matrix, blas_integer(columns),
+            vector, blas_integer(index_constant(1)), nothing, output_pointer, blas_integer(index_constant(1)),
+        ])
 
     zero = index_constant(0)
     empty = builder.or_(builder.icmp_signed("==", m, zero), builder.icmp_signed("==", n, zero))
@@ -156,11 +192,4 @@ def emit_gemm(ctx, computation, pointers) -> None:
                         address = builder.gep(output_pointer, [position], source_etype=scalar)
                         builder.store(ir.Constant(scalar, 0.0), address)
                 with terms:
-                    builder.call(function, [
-                        ir.Constant(enum, _ROW_MAJOR),
-                        ir.Constant(enum, _TRANSPOSE if transpose_lhs else _NO_TRANSPOSE),
-                        ir.Constant(enum, _TRANSPOSE if transpose_rhs else _NO_TRANSPOSE),
-                        blas_integer(m), blas_integer(n), blas_integer(k), ir.Constant(scalar, 1.0),
-                        lhs_pointer, blas_integer(lhs_row), rhs_pointer, blas_integer(rhs_row),
-                        ir.Constant(scalar, 0.0), output_pointer, blas_integer(n),
-                    ])
+                    call()
