@@ -1,7 +1,8 @@
 """Dots as native gemm kernels (backends/llvm/blas.py).
 
 A float32/float64 matrix or vector product is a kernel whose body calls NumPy's own CBLAS
-gemm (gemv when an operand is a vector), so it runs inside the native run of the kernels around it instead of a Python host step.
+gemm (gemv when an operand is a vector), so it runs inside the native run of the kernels
+around it instead of a Python host step.
 Checked against np.matmul over transposed operands, vectors, empty dimensions (no call, or
 zeros when nothing is summed), one operand used twice (`x @ x.T`), NaN and infinities,
 placeholder sizes (`la.jit`), and the fallback to host steps where no CBLAS is found. BLAS
