@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction
-from .array import Array, bound_buffer, evaluate_arrays
+from ..hlo import Instruction, bind
+from .array import Array, bound_buffer, evaluate_arrays, leaf_for
 from .core import as_array, contains_lazy, convert
 
 VALID_INDICES = (
@@ -166,12 +166,54 @@ def evaluated_mask(mask: Array) -> np.ndarray:
     next mask then reads `labels` from memory instead of computing it again (in a module
     compiled for that)."""
     if not mask.is_evaluated:
+        values = _host_comparison(mask._node)
+        if values is not None:
+            bind(mask._node, values)
+            mask._node = leaf_for(values)
+            return values
         operands = [
             Array(operand) for operand in mask._node.operands
             if bound_buffer(operand) is None and not _is_constant(operand)
         ]
         evaluate_arrays([mask, *operands])
     return np.asarray(mask)
+
+
+# NumPy's comparisons, which lazyarr's `compare` follows exactly (IEEE: NaN compares unequal).
+_COMPARISONS = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
+                "GT": np.greater, "GE": np.greater_equal}
+
+
+def _host_comparison(node: Instruction) -> np.ndarray | None:
+    """A mask that is one comparison of evaluated host arrays and scalars (`labels == k`), by
+    NumPy now; None otherwise. A compiled evaluation would cost ~20 us for what NumPy does in
+    one, and a program masks by each of several values in turn (k-means)."""
+    if node.opcode != "compare" or node.dtype.kind == "c":
+        return None
+    direction = node.attr("direction")
+    if direction not in ("EQ", "NE") and node.operands[0].dtype.kind == "c":
+        return None  # ordering complex numbers: the compiled path's
+    values = []
+    for operand in node.operands:
+        buffer = operand._bound
+        if type(buffer) is not np.ndarray and operand.opcode == "broadcast" and _aligned_right(operand):
+            operand = operand.operands[0]  # broadcast as NumPy broadcasts: NumPy does it itself
+            buffer = operand._bound
+        if type(buffer) is not np.ndarray:
+            if operand.opcode != "constant" or operand.shape != ():
+                return None
+            buffer = operand.attr("literal").array
+        values.append(buffer)
+    result = _COMPARISONS[direction](*values)
+    if type(result) is not np.ndarray or result.shape != node.shape:
+        return None
+    return result
+
+
+def _aligned_right(broadcast: Instruction) -> bool:
+    """Whether a broadcast maps its operand's axes onto the last axes of its shape (NumPy's rule)."""
+    rank, dimensions = broadcast.operands[0].ndim, tuple(broadcast.attr("dimensions"))
+    return dimensions == tuple(range(broadcast.ndim - rank, broadcast.ndim))
 
 
 def _is_constant(node: Instruction) -> bool:
