@@ -15,9 +15,12 @@ After producer -> consumer fusion, two clusters of groups merge when
   `max_instructions` instructions (twice that when one reads several values the other
   computes: refusing would store each of them).
 
-Each candidate pair's decision is recorded, yes or no. The dependency check walks the graph
-of kernels and unfused instructions with an explicit stack, within a total step budget so
-that huge graphs stay linear (past it, pairs are left unmerged and the reason says so).
+Each candidate pair's decision is recorded, yes or no. The candidates of a group are the
+nearest earlier readers of its operands (a loop's unrolled steps all read one parameter: the
+step before is the likely partner, and the walk to it is short). The dependency check walks the
+graph of kernels and unfused instructions with an explicit stack, never below a floor position
+no path to the pair can come from (`_Walk.floor`), within a total step budget so that huge
+graphs stay linear (past it, pairs are left unmerged and the reason says so).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from ..hlo.op import REDUCTION
 from .fusion_groups import Decision, GraphFacts, Group, remapped_operands
 from .fusion_policy import FusionDecision, FusionPolicy
 
-CANDIDATES_PER_OPERAND = 8  # readers of one operand considered as siblings of each group
+CANDIDATES_PER_OPERAND = 8  # nearest earlier readers of one operand considered as siblings of each group
 STEP_BUDGET = 200_000  # dependency-walk steps over the whole merge phase
 
 
@@ -74,6 +77,7 @@ def merge_siblings(
 
     readers: dict[int, list[int]] = {}
     budget = [STEP_BUDGET]
+    spans: dict[int, tuple[int, int]] = {}  # merged cluster -> (lowest, highest) root position
     ordered = sorted(range(len(groups)), key=lambda index: facts.position[id(groups[index].root)])
     for index in ordered:
         if budget[0] < 0:
@@ -85,7 +89,7 @@ def merge_siblings(
             if key in owner:
                 candidates.append(owner[key])  # producer -> consumer (multi-output)
             earlier = readers.setdefault(key, [])
-            candidates.extend(earlier[:CANDIDATES_PER_OPERAND])
+            candidates.extend(reversed(earlier[-CANDIDATES_PER_OPERAND:]))  # the nearest: short walks
             earlier.append(index)
         tried = set()
         for candidate in candidates:
@@ -93,7 +97,8 @@ def merge_siblings(
             if first == second or (first, second) in tried:
                 continue
             tried.add((first, second))
-            decision = _can_merge(clusters[first], clusters[second], clusters, owner, find, policy, budget)
+            walk = _Walk(clusters, owner, find, facts.position, spans, budget)
+            decision = _can_merge(clusters[first], clusters[second], walk, policy)
             if budget[0] < 0:
                 break
             pair = (_describe(clusters[first], facts), _describe(clusters[second], facts))
@@ -101,6 +106,9 @@ def merge_siblings(
             if decision:
                 parent[first] = second
                 clusters[second] = _merged(clusters[first], clusters[second])
+                positions = [facts.position[id(root)] for root in clusters[second].roots]
+                spans.pop(first, None)
+                spans[second] = (min(positions), max(positions))
     result = [clusters[index] for index in range(len(clusters)) if find(index) == index]
     for cluster in result:
         cluster.roots.sort(key=lambda root: facts.position[id(root)])
@@ -117,7 +125,33 @@ def _merged(first: Cluster, second: Cluster) -> Cluster:
     return Cluster(first.groups + second.groups, first.roots + second.roots, members, inputs, space)
 
 
-def _can_merge(first, second, clusters, owner, find, policy: FusionPolicy, budget) -> FusionDecision:
+@dataclass(eq=False)
+class _Walk:
+    """What the dependency check walks: the clusters so far (`owner`: root id -> cluster,
+    `find`: its current representative), node positions, and the merged clusters' spans."""
+
+    clusters: list[Cluster]
+    owner: dict[int, int]
+    find: object
+    position: dict[int, int]
+    spans: dict[int, tuple[int, int]]
+    budget: list[int]
+
+    def floor(self, lowest_target: int) -> int:
+        """A position below which no value can depend on a target: the lowest target's, lowered
+        past every merged cluster straddling it. A step to an operand goes down in position and
+        a jump into a cluster reaches its inputs, below its highest root; so from below a floor
+        no cluster straddles, every path stays below it."""
+        floor, lowered = lowest_target, True
+        while lowered:
+            lowered = False
+            for low, high in self.spans.values():
+                if low < floor <= high:
+                    floor, lowered = low, True
+        return floor
+
+
+def _can_merge(first, second, walk: _Walk, policy: FusionPolicy) -> FusionDecision:
     (first_shape, first_dims), (second_shape, second_dims) = first.space, second.space
     if first_shape != second_shape or None not in (first_dims, second_dims) and first_dims != second_dims:
         return FusionDecision.no(
@@ -153,7 +187,8 @@ def _can_merge(first, second, clusters, owner, find, policy: FusionPolicy, budge
             f"fusion would take {len(merged.inputs)} operands (limit {policy.max_operands})"
         )
     roots = {id(root) for root in merged.roots}
-    cycle = _reaches(list(merged.inputs.values()), roots, clusters, owner, find, budget)
+    floor = walk.floor(min(walk.position[key] for key in roots))
+    cycle = _reaches(list(merged.inputs.values()), roots, walk, floor)
     if cycle is None:
         return FusionDecision.no("the dependency check ran out of its step budget")
     if cycle:
@@ -173,10 +208,12 @@ def _read_through_remap(reader: Cluster, writer: Cluster) -> tuple[Instruction, 
     return None
 
 
-def _reaches(starts, targets: set[int], clusters, owner, find, budget) -> bool | None:
-    """Whether a value in `starts` depends on (or is) a value in `targets`; None if out of budget."""
-    stack = list(starts)
-    seen_values = {id(node) for node in stack}
+def _reaches(starts, targets: set[int], walk: _Walk, floor: int) -> bool | None:
+    """Whether a value in `starts` depends on (or is) a value in `targets`; None if out of budget.
+    Values below `floor` (`_Walk.floor`) are not walked: none of them can."""
+    clusters, owner, find, budget, position = walk.clusters, walk.owner, walk.find, walk.budget, walk.position
+    stack = [node for node in starts if position[id(node)] >= floor]
+    seen_values = {id(node) for node in starts}
     seen_clusters = set()
     while stack:
         budget[0] -= 1
@@ -196,7 +233,8 @@ def _reaches(starts, targets: set[int], clusters, owner, find, budget) -> bool |
         for producer in producers:
             if id(producer) not in seen_values:
                 seen_values.add(id(producer))
-                stack.append(producer)
+                if position[id(producer)] >= floor:
+                    stack.append(producer)
     return False
 
 

@@ -20,6 +20,7 @@ from lazyarr.hlo.op import REDUCTION
 from lazyarr.hlo.ops.custom import custom_call_outputs
 from lazyarr.hlo.verify import verify
 from lazyarr.passes.fusion import FusionDecision, FusionPolicy, FusionReport, InstructionFusion
+from lazyarr.passes.fusion_siblings import Cluster, _reaches, _Walk
 from tests.strategies import elements
 
 F32 = np.dtype("float32")
@@ -652,3 +653,28 @@ def test_loop_carried_values_are_materialized_not_recomputed_by_later_steps(step
     # Sums of 300 terms in another order (vectorized, blocked): within 1e-12 relative.
     np.testing.assert_allclose(np.asarray(w), expected_w, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(np.asarray(x), expected_x, rtol=1e-12, atol=1e-9)
+
+
+def test_the_dependency_walk_follows_a_merged_kernel_that_straddles_its_floor():
+    # Positions: p 0, b 1, s 2, a 3, t 4, h 5. One merged kernel computes b (low) and h (high,
+    # reading the target t). s reads b: below t, yet it depends on t through that kernel, so
+    # the walk's floor must drop to the kernel's lowest root (1), not stay at t's position (4).
+    p = parameter(0, (3,), dtypes.float32)
+    b = make("cos", [p])
+    s = make("abs", [b])
+    a = make("negate", [p])
+    t = make("exp", [a])
+    h = make("sin", [t])
+    order = [p, b, s, a, t, h]
+    kernel = Cluster([], [b, h], {id(b): b, id(h): h}, {id(p): p, id(t): t}, (b.shape, None))
+
+    def walk(spans):
+        return _Walk([kernel], {id(b): 0, id(h): 0}, lambda index: index,
+                     {id(node): index for index, node in enumerate(order)}, spans, [1000])
+
+    straddling = walk({0: (1, 5)})
+    assert straddling.floor(4) == 1
+    assert _reaches([s], {id(t)}, straddling, straddling.floor(4)) is True
+    unmerged = walk({})  # without the span, s sits below the floor: not walked
+    assert unmerged.floor(4) == 4 and _reaches([s], {id(t)}, unmerged, 4) is False
+    assert _reaches([h], {id(t)}, unmerged, 4) is True  # above the floor: walked, found

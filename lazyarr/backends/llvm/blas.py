@@ -2,11 +2,12 @@
 
 NumPy's wheels bundle OpenBLAS (scipy-openblas) and export its CBLAS interface. A dot that is
 one matrix or vector product of float32/float64 buffers becomes a kernel of its own whose body
-is one `cblas_?gemm` call (`cblas_?gemv` when an operand is a vector, as NumPy's matmul does), so it joins the native run of the kernels around it (llvm/dispatch.py)
-instead of leaving native code for a Python host step: a jitted training step runs as one
-native call. The library is the one NumPy has loaded (the same threads, the same code as
-`np.matmul`'s gemm); where none is found (another BLAS vendor, no CBLAS symbol), `gemm()` is
-None and dots stay host steps through NumPy.
+is one `cblas_?gemm` call (`cblas_?gemv` when an operand is a vector, as NumPy's matmul does),
+so it joins the native run of the kernels around it (llvm/dispatch.py) instead of leaving
+native code for a Python host step: a jitted training step runs as one native call. The
+library is the one NumPy has loaded (the same threads, the same code as `np.matmul`'s gemm);
+where none is found (another BLAS vendor, no CBLAS symbol), `gemm()` is None and dots stay
+host steps through NumPy.
 
 Kernels call the stable names `lazyarr_cblas_sgemm`, `lazyarr_cblas_sgemv`, ..., bound to the
 library's addresses with `llvm.add_symbol` in each process, so compiled objects stay valid in
