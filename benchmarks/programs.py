@@ -320,23 +320,26 @@ def numpy_implementation() -> Implementation:
                           lambda result: tuple(np.asarray(part) for part in _as_tuple(result)))
 
 
-def lazyarr_implementation(la) -> Implementation:
+def _lazyarr_finish(la):
     def finish(result):
         parts = _as_tuple(result)
         la.eval(*parts)  # one module for all outputs, as a user asks for them together
         return tuple(np.asarray(part) for part in parts)
-    return Implementation("lazyarr", la.asarray, _eager_runner(la, la.jit), finish, clear=la.clear_cache, lazy=True)
+    return finish
+
+
+def lazyarr_implementation(la) -> Implementation:
+    return Implementation("lazyarr", la.asarray, _eager_runner(la, la.jit), _lazyarr_finish(la), clear=la.clear_cache,
+                          lazy=True)
 
 
 def lazyarr_jit_implementation(la) -> Implementation:
     """The whole program under one `la.jit` (its Python parameters static), as a JAX user writes
     `jax.jit(program, static_argnames=...)`: the loop is traced once and runs as one module."""
-    eager = lazyarr_implementation(la)
-
     def make(program: Program, parameters: dict):
         jitted = la.jit(functools.partial(program.function, la), static_argnames=tuple(parameters))
         return lambda *arrays: jitted(*arrays, **parameters)
-    return Implementation("la.jit", la.asarray, make, eager.finish, clear=la.clear_cache, lazy=True)
+    return Implementation("la.jit", la.asarray, make, _lazyarr_finish(la), clear=la.clear_cache, lazy=True)
 
 
 def jax_implementation() -> Implementation | None:

@@ -21,7 +21,6 @@ from .. import dtypes
 from .array import Array, leaf_for
 
 _PYTHON_SCALARS = (bool, int, float, complex)
-_NEW = object.__new__
 # NumPy's scalar types of every non-complex lazyarr dtype: `float()` of them is NumPy's conversion.
 _REAL_SCALAR_TYPES = frozenset(np.dtype(dtype).type for dtype in dtypes.ALL if np.dtype(dtype).kind != "c")
 
@@ -51,14 +50,6 @@ class Element(Array):
         self._value = value
         self._leaf = None
         self._base = self._views = None
-
-    @classmethod
-    def of(cls, value: np.generic) -> Element:
-        """`Element(value)` without a Python __init__ call: the element-read loop's hot path."""
-        element = _NEW(cls)
-        element._value = value
-        element._leaf = element._base = element._views = None
-        return element
 
     @property
     def _node(self):
@@ -158,4 +149,4 @@ def compute(ufunc: np.ufunc, operands) -> Element | None:
         return None  # the recorded op raises lazyarr's own error, naming the call
     if not isinstance(result, np.generic) or result.dtype not in dtypes.ALL:
         return None  # the recorded op's own checks give lazyarr's answer or error
-    return Element.of(result)
+    return Element(result)
