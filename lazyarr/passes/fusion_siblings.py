@@ -78,6 +78,7 @@ def merge_siblings(
     readers: dict[int, list[int]] = {}
     budget = [STEP_BUDGET]
     spans: dict[int, tuple[int, int]] = {}  # merged cluster -> (lowest, highest) root position
+    walk = _Walk(clusters, owner, find, facts.position, spans, budget)  # views of the state above, kept current
     ordered = sorted(range(len(groups)), key=lambda index: facts.position[id(groups[index].root)])
     for index in ordered:
         if budget[0] < 0:
@@ -97,7 +98,6 @@ def merge_siblings(
             if first == second or (first, second) in tried:
                 continue
             tried.add((first, second))
-            walk = _Walk(clusters, owner, find, facts.position, spans, budget)
             decision = _can_merge(clusters[first], clusters[second], walk, policy)
             if budget[0] < 0:
                 break
