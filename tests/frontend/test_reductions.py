@@ -259,8 +259,9 @@ def test_matches_numpy(record, data):
     # With `initial`, NumPy's max/min fold it in inside their (SIMD) reduction; lazyarr applies
     # maximum(initial, result). NumPy's own maximum/minimum pick between 0.0 and -0.0 by code
     # path, so only the sign of a zero result may differ there.
-    # Compiled max/min reductions keep the last of equal values, as NumPy's float32/float64
-    # SIMD loops do; its float16 loop keeps the first: the sign of a zero result may differ.
+    # Compiled float32/float64 max/min reductions are IEEE maximum/minimum (+0.0 above -0.0,
+    # tests/backends/test_cpu_regressions.py), other dtypes keep the last of equal values; NumPy's
+    # loops keep the last or the first by dtype: the sign of a zero result may differ.
     compiled = la.get_backend_name() != "interpreter"
     zero_signs = record.zero_signs and not (
         ("initial" in arguments or compiled) and record.name in ("max", "min", "amax", "amin")

@@ -611,5 +611,7 @@ def combine(ctx, kind, dtype, accumulator, value):
         return builder.and_(accumulator, value)
     if kind == "or":
         return builder.or_(accumulator, value)
+    if dtype in (dtypes.float32, dtypes.float64):
+        return ctx.intrinsic("llvm.maximum" if kind == "max" else "llvm.minimum", accumulator, value)
     emit = BINARY["maximum" if kind == "max" else "minimum"]
     return emit(ctx, _Node(dtype), accumulator, value)
