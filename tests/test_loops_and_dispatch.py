@@ -238,7 +238,8 @@ def test_a_chain_of_kernels_cycles_through_few_kept_buffers():
 def test_kept_temporaries_never_hold_a_returned_value():
     """A native run keeps the buffers of values only it reads for its next call; a value it
     returns, or one a later step reads, gets a fresh buffer on every call. So results of one
-    call survive the next call on other inputs (row softmax: max, exp-sum, divide kernels)."""
+    call survive the next call on other inputs (a softmax over columns: max, exp-sum, divide
+    kernels; over rows it would be one row kernel, with no temporaries)."""
     from lazyarr.backends.cpu import NativeRun
     from lazyarr.compile import compile_module
     from lazyarr.hlo import Computation, Module, make
@@ -246,11 +247,11 @@ def test_kept_temporaries_never_hold_a_returned_value():
     x = make("parameter", number=0, shape=(8, 33), dtype=np.dtype(np.float32))
 
     def across_rows(node):
-        return make("broadcast", [node], shape=(8, 33), dimensions=(0,))
+        return make("broadcast", [node], shape=(8, 33), dimensions=(1,))
 
-    row_max = make("reduce", [x], kind="max", dimensions=(1,))
+    row_max = make("reduce", [x], kind="max", dimensions=(0,))
     exponentials = make("exp", [make("subtract", [x, across_rows(row_max)])])
-    total = make("reduce", [exponentials], kind="sum", dimensions=(1,))
+    total = make("reduce", [exponentials], kind="sum", dimensions=(0,))
     softmax = make("divide", [exponentials, across_rows(total)])
     executable = compile_module(Module("main", Computation("main", (x,), (row_max, softmax))), "cpu")
     runs = [step for step in executable.dispatched if isinstance(step, NativeRun)]
@@ -260,7 +261,7 @@ def test_kept_temporaries_never_hold_a_returned_value():
     results = [executable.run([value]) for value in inputs]
     assert all(run.scratch for run in runs if run.internal)  # kept, and used by the later calls
     for value, (maximum, probabilities) in zip(inputs, results):
-        np.testing.assert_array_equal(maximum, value.max(axis=1))
-        expected = np.exp(value - value.max(axis=1, keepdims=True))
-        # float32 exp within 2 ULPs of NumPy's, a row sum of 33 terms: rtol 1e-5.
-        np.testing.assert_allclose(probabilities, expected / expected.sum(axis=1, keepdims=True), rtol=1e-5)
+        np.testing.assert_array_equal(maximum, value.max(axis=0))
+        expected = np.exp(value - value.max(axis=0, keepdims=True))
+        # float32 exp within 2 ULPs of NumPy's, a column sum of 8 terms: rtol 1e-5.
+        np.testing.assert_allclose(probabilities, expected / expected.sum(axis=0, keepdims=True), rtol=1e-5)

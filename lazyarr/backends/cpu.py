@@ -86,8 +86,12 @@ def aligned_empty(shape, dtype) -> np.ndarray:
     return raw[offset:offset + nbytes].view(dtype)[:count].reshape(shape)
 
 
+@dataclass
 class CpuFusionPolicy(FusionPolicy):
-    """Fuse what the elemental emitter can generate, for the dtypes it compiles."""
+    """Fuse what the elemental emitter can generate, for the dtypes it compiles; row kernels
+    (a row's reductions, then its elements: llvm/kernel.py `_rows`) included."""
+
+    row_reductions: bool = True
 
     def is_fusible(self, instruction: Instruction) -> FusionDecision:
         refusal = emit_refusal(instruction)  # dtypes and ops the elemental emitter lacks

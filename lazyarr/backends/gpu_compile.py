@@ -39,7 +39,10 @@ class GpuFusionPolicy(CpuFusionPolicy):
     def __init__(self):
         # Recomputing is cheap next to a launch or a round trip through memory: tiny producers
         # and the producers of duplicated ones are duplicated too.
-        super().__init__(max_operands=64, max_duplicates=16, max_tiny_elements=0, shared_under_copies=False)
+        # Row kernels are the CPU emitter's (llvm/kernel.py `_rows`); the GPU's row
+        # reductions are one block per row of their own.
+        super().__init__(max_operands=64, max_duplicates=16, max_tiny_elements=0, shared_under_copies=False,
+                         row_reductions=False)
 
 
 @dataclass

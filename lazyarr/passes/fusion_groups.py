@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from ..hlo import Instruction
 from ..hlo.op import INDEX_REMAP
 from .fusion_policy import FusionDecision, FusionPolicy
+from .fusion_rows import RowIndices
 
 Decision = tuple[str, str, FusionDecision]
 
@@ -102,7 +103,8 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
     # producers): their producers are recomputed with them, so they count as shared as well.
     copied: set[int] = set()
     frontier: list[tuple[int, int]] = []
-    _add_member(root, group, inside_users, frontier, position)
+    rows = RowIndices.of(root) if policy.row_reductions else None
+    _add_member(root, group, inside_users, frontier, position, rows)
     while frontier:
         _, key = heapq.heappop(frontier)
         producer = group.inputs[key]
@@ -112,15 +114,20 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
         if not outside and policy.shared_under_copies and any(id(user) in copied for user in inside):
             outside = 1  # computed in every kernel that holds a copy of its user
         producer_reads = max(reads[id(user)] * _element_reads(user, producer) for user in inside)
+        per_row = rows is not None and rows.is_per_row(producer)
+        if per_row:
+            producer_reads = 1  # computed once per row (a row's reduction), or hoisted out of the row's loop
         producer_maps = _index_maps(inside, index_maps)
         stored_anyway = _stored_anyway(producer, key, facts, is_output, policy)
         decision = FusionDecision.yes()
+        row_reduction = (per_row and not outside and rows.reduction_fits(producer)
+                         and bool(policy.is_fusible(producer)))
         if len(group.members) >= policy.max_instructions:
             decision = FusionDecision.no(
                 f"the fusion already holds {len(group.members)} instructions (limit {policy.max_instructions}: "
                 "larger kernels compile slower than they run faster)"
             )
-        for consumer in inside if decision else ():
+        for consumer in inside if decision and not row_reduction else ():
             decision = policy.should_fuse(
                 producer, consumer, users[key], users_outside_group=outside, is_output=is_output,
                 reads_per_element=producer_reads, index_maps=producer_maps,
@@ -154,7 +161,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
         if outside:
             copies[key] = copies.get(key, 0) + 1
             copied.add(key)
-        _add_member(producer, group, inside_users, frontier, position)
+        _add_member(producer, group, inside_users, frontier, position, rows)
     return group
 
 
@@ -168,9 +175,11 @@ def _broadcast_of_leaves(producer: Instruction) -> bool:
         operand.opcode in ("parameter", "constant") for operand in producer.operands)
 
 
-def _add_member(node, group: Group, inside_users, frontier, position) -> None:
+def _add_member(node, group: Group, inside_users, frontier, position, rows: RowIndices | None) -> None:
     """Note `node` (already in `group.members`) as a reader of its operands; new operands
-    join the group's inputs and the frontier."""
+    join the group's inputs and the frontier (and learn the row indices it reads them at)."""
+    if rows is not None:
+        rows.add(node)
     for operand in _distinct(node.operands):
         key = id(operand)
         inside_users.setdefault(key, []).append(node)

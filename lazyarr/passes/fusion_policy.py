@@ -111,6 +111,12 @@ class FusionPolicy:
     # Whether a producer read by a duplicated (copied) member counts as shared: then an
     # expensive one (`exp` under a copied `subtract`) is computed once, not once per copy.
     shared_under_copies: bool = True
+    # Whether a reduction over trailing dimensions may be computed inside the kernel of a
+    # consumer that reads it through a broadcast back over those dimensions (softmax's
+    # `x - x.max(-1, keepdims=True)`): the kernel then walks rows, computing each row's
+    # reductions before the row's elements (fusion_groups.row_reduction_fits). The backend's
+    # kernel emitter must support it (the CPU's does).
+    row_reductions: bool = False
     cheap: frozenset[str] = field(default_factory=lambda: CHEAP_ELEMENTWISE)
 
     def is_fusible(self, instruction: Instruction) -> FusionDecision:

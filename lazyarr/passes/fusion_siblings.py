@@ -58,12 +58,24 @@ def iteration_space(root: Instruction) -> tuple:
     return root.shape, None
 
 
+def group_space(group: Group) -> tuple:
+    """A group's iteration space; a row kernel's (a loop root over rows whose reductions it
+    computes first, fusion_groups.row_reduction_fits) is its reductions': so only loops of its
+    shape and reductions of the same rows merge with it."""
+    space = iteration_space(group.root)
+    if space[1] is None:
+        for member in group.members.values():
+            if member.opcode == "reduce":
+                return space[0], ("reduce", tuple(member.attr("dimensions")))
+    return space
+
+
 def merge_siblings(
     groups: list[Group], facts: GraphFacts, policy: FusionPolicy, decisions: list[Decision]
 ) -> list[Cluster]:
     """Clusters of `groups` (one each unless merged), ordered by their first root's position."""
     clusters = [
-        Cluster([group], [group.root], dict(group.members), dict(group.inputs), iteration_space(group.root))
+        Cluster([group], [group.root], dict(group.members), dict(group.inputs), group_space(group))
         for group in groups
     ]
     owner = {id(group.root): index for index, group in enumerate(groups)}  # root id -> cluster

@@ -235,6 +235,42 @@ def test_softmax_is_three_fusions():
     assert "no: producer exp has 2 users and is expensive: fusing would compute it 2 times" in decisions
 
 
+def test_with_row_reductions_softmax_is_one_fusion():
+    # A backend whose emitter runs row kernels (the CPU's) computes each row's max and sum in
+    # the divide's kernel: every reduction reads rows of the loop shape and is read only at
+    # its own row (through broadcasts over the trailing dimension).
+    x = parameter(0, (6, 7))
+    module = module_of([softmax(x)], [x])
+    instructions = fuse(module, [random_array((6, 7))], FusionPolicy(row_reductions=True))
+    assert [node.opcode for node in instructions] == ["fusion"]
+    assert fused_opcodes(instructions[0]) == ["broadcast", "broadcast", "divide", "exp", "reduce", "reduce",
+                                              "subtract"]
+
+
+@pytest.mark.parametrize("case", ["another row", "columns", "returned", "transposed"])
+def test_row_reductions_only_where_each_row_reads_its_own(case):
+    x = parameter(0, (6, 6))
+    if case == "columns":  # reduced over the leading dimension, broadcast back over it
+        total = make("reduce", [x], dimensions=(0,), kind="sum")
+        outputs = [make("divide", [x, broadcast(total, (6, 6), (1,))])]
+    elif case == "another row":  # row i reads row 5 - i's maximum
+        maximum = make("reduce", [x], dimensions=(1,), kind="max")
+        flipped = make("reverse", [maximum], dimensions=(0,))
+        outputs = [make("subtract", [x, broadcast(flipped, (6, 6), (0,))])]
+    elif case == "returned":  # the reduction is a result too: stored by its own kernel
+        maximum = make("reduce", [x], dimensions=(1,), kind="max")
+        outputs = [maximum, make("subtract", [x, broadcast(maximum, (6, 6), (0,))])]
+    else:  # the kernel transposes what reads the reduction: it would be read at another row
+        maximum = make("reduce", [x], dimensions=(1,), kind="max")
+        shifted = make("subtract", [x, broadcast(maximum, (6, 6), (0,))])
+        outputs = [make("add", [make("transpose", [shifted], permutation=(1, 0)), x])]
+    module = module_of(outputs, [x])
+    instructions = fuse(module, [random_array((6, 6))], FusionPolicy(row_reductions=True))
+    reductions_inside = [node for node in instructions if node.opcode == "fusion"
+                         and "reduce" in fused_opcodes(node) and len(fused_opcodes(node)) > 1]
+    assert not reductions_inside, [fused_opcodes(node) for node in reductions_inside]
+
+
 def test_a_chain_of_a_hundred_thousand_elementwise_ops_becomes_kernels_of_bounded_size():
     # Linear time, and no kernel past the policy's max_instructions: LLVM's compile time
     # grows faster than linearly in one kernel's straight-line code.

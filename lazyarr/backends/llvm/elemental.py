@@ -523,6 +523,12 @@ class ElementalEmitter:
         # window): set by a kernel whose loop splits that dimension at the window's edges
         # (kernel.py), so the window test and clamp of that dimension vanish from the loop.
         self.known_window: tuple[int, bool] | None = None
+        # id of an instruction -> its value, already computed where it is needed (a row
+        # kernel's reductions of the current row: kernel.py `_rows`); never planned further.
+        self.known: dict[int, ir.Value] = {}
+        # id of an instruction -> load(index): its elements, already stored where it is needed
+        # (a row kernel's value staged in an output's row: kernel.py `_rows`).
+        self.loaded: dict[int, object] = {}
 
     def window_bounds(self, node):
         """(begin, end) of a dynamic-update-slice's window in its last dimension (clamped
@@ -537,13 +543,24 @@ class ElementalEmitter:
         needed: dict[int, dict[tuple, list]] = {id(node): {} for node in order}
         for node, index in requests:
             needed[id(node)].setdefault(_key(index), [index, None, None])
+        known, loaded = self.known, self.loaded
         for node in reversed(order):
+            if id(node) in known or id(node) in loaded:
+                continue
             for entry in needed[id(node)].values():
                 entry[1], entry[2] = self._plan(node, entry[0])
                 for operand, operand_index in zip(node.operands, entry[1]):
                     needed[id(operand)].setdefault(_key(operand_index), [operand_index, None, None])
         values: dict[tuple, ir.Value] = {}
         for node in order:
+            if id(node) in known:
+                for key in needed[id(node)]:
+                    values[(id(node), key)] = known[id(node)]
+                continue
+            if id(node) in loaded:
+                for key, (index, _, _) in needed[id(node)].items():
+                    values[(id(node), key)] = loaded[id(node)](index)
+                continue
             for key, (index, operand_indices, plan) in needed[id(node)].items():
                 operands = [
                     values[(id(operand), _key(operand_index))]
