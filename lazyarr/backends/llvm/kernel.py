@@ -351,65 +351,64 @@ class KernelBuilder:
         accumulate_dtype = ACCUMULATOR.get(output.dtype, output.dtype)
         kept = [axis for axis in range(operand.ndim) if axis not in reduced]
         ctx = emitter.ctx
-        if True:
-            slot = entry_alloca(builder, value_type(accumulate_dtype), name="accumulator")
-            builder.store(reduction_identity(ctx, kind, accumulate_dtype), slot)
-            operand_index = [None] * operand.ndim
-            for axis, position in zip(kept, index):
+        slot = entry_alloca(builder, value_type(accumulate_dtype), name="accumulator")
+        builder.store(reduction_identity(ctx, kind, accumulate_dtype), slot)
+        operand_index = [None] * operand.ndim
+        for axis, position in zip(kept, index):
+            operand_index[axis] = position
+
+        loop_counters = []
+        # Float sums add blocks of _SUM_BLOCK elements into a partial sum first, and the
+        # blocks' partial sums pairwise (`_pairwise_push`, across all reduced dimensions),
+        # so the rounding error grows with block + log2(count / block) terms, not with the
+        # count: as NumPy's pairwise sum, whatever LLVM's vectorizer decides.
+        blocked = kind == "sum" and dtypes.is_floating(accumulate_dtype) and bool(reduced)
+        target = entry_alloca(builder, value_type(accumulate_dtype), name="partial") if blocked else slot
+        pairwise = None
+        if blocked:
+            pairwise = (tile_alloca(builder, value_type(accumulate_dtype), _PAIRWISE_LEVELS, name="pairwise"),
+                        entry_alloca(builder, INDEX, name="blocks"))
+            builder.store(index_constant(0), pairwise[1])
+
+        def inner(level):
+            if level == len(reduced):
+                value, *staged = emitter.elements(
+                    order, [(operand, list(operand_index))] + [(node, list(operand_index)) for node, _ in stage])
+                for (_, store_staged), staged_value in zip(stage, staged):
+                    store_staged(list(operand_index), staged_value)
+                if index and not all(depends_on(value, position) for position in index):
+                    hide_trip_counts(builder, loop_counters)
+                if accumulate_dtype != operand.dtype:
+                    value = builder.fpext(value, value_type(accumulate_dtype))
+                if reduced:
+                    value = combine(ctx, kind, accumulate_dtype, builder.load(target), value)
+                elif kind == "sum" and dtypes.is_floating(accumulate_dtype):
+                    value = builder.fadd(reduction_identity(ctx, kind, accumulate_dtype), value)  # -0.0 -> +0.0
+                builder.store(value, target)
+                return
+            axis = reduced[level]
+            extent = ctx.extent(operand.shape[axis])
+            if blocked and level == len(reduced) - 1:
+                self._blocks(ctx, extent, axis,
+                             lambda: builder.store(reduction_identity(ctx, kind, accumulate_dtype), target),
+                             lambda position: (operand_index.__setitem__(axis, position),
+                                               loop_counters.append(position), inner(level + 1)),
+                             lambda: _pairwise_push(ctx, accumulate_dtype, pairwise, builder.load(target)))
+                return
+            with for_range(builder, 0, extent, name=f"r{axis}") as position:
                 operand_index[axis] = position
+                loop_counters.append(position)
+                inner(level + 1)
 
-            loop_counters = []
-            # Float sums add blocks of _SUM_BLOCK elements into a partial sum first, and the
-            # blocks' partial sums pairwise (`_pairwise_push`, across all reduced dimensions),
-            # so the rounding error grows with block + log2(count / block) terms, not with the
-            # count: as NumPy's pairwise sum, whatever LLVM's vectorizer decides.
-            blocked = kind == "sum" and dtypes.is_floating(accumulate_dtype) and bool(reduced)
-            target = entry_alloca(builder, value_type(accumulate_dtype), name="partial") if blocked else slot
-            pairwise = None
-            if blocked:
-                pairwise = (tile_alloca(builder, value_type(accumulate_dtype), _PAIRWISE_LEVELS, name="pairwise"),
-                            entry_alloca(builder, INDEX, name="blocks"))
-                builder.store(index_constant(0), pairwise[1])
-
-            def inner(level):
-                if level == len(reduced):
-                    value, *staged = emitter.elements(
-                        order, [(operand, list(operand_index))] + [(node, list(operand_index)) for node, _ in stage])
-                    for (_, store_staged), staged_value in zip(stage, staged):
-                        store_staged(list(operand_index), staged_value)
-                    if index and not all(depends_on(value, position) for position in index):
-                        hide_trip_counts(builder, loop_counters)
-                    if accumulate_dtype != operand.dtype:
-                        value = builder.fpext(value, value_type(accumulate_dtype))
-                    if reduced:
-                        value = combine(ctx, kind, accumulate_dtype, builder.load(target), value)
-                    elif kind == "sum" and dtypes.is_floating(accumulate_dtype):
-                        value = builder.fadd(reduction_identity(ctx, kind, accumulate_dtype), value)  # -0.0 -> +0.0
-                    builder.store(value, target)
-                    return
-                axis = reduced[level]
-                extent = ctx.extent(operand.shape[axis])
-                if blocked and level == len(reduced) - 1:
-                    self._blocks(ctx, extent, axis,
-                                 lambda: builder.store(reduction_identity(ctx, kind, accumulate_dtype), target),
-                                 lambda position: (operand_index.__setitem__(axis, position),
-                                                   loop_counters.append(position), inner(level + 1)),
-                                 lambda: _pairwise_push(ctx, accumulate_dtype, pairwise, builder.load(target)))
-                    return
-                with for_range(builder, 0, extent, name=f"r{axis}") as position:
-                    operand_index[axis] = position
-                    loop_counters.append(position)
-                    inner(level + 1)
-
-            # With no reduced dimensions (dimensions={}) each element is copied, as NumPy does.
-            if all(operand.shape[axis] for axis in reduced):
-                inner(0)
-            if blocked:
-                builder.store(_pairwise_total(ctx, kind, accumulate_dtype, pairwise), slot)
-            result = builder.load(slot)
-            if accumulate_dtype != output.dtype:
-                result = builder.fptrunc(result, value_type(output.dtype))
-            return result
+        # With no reduced dimensions (dimensions={}) each element is copied, as NumPy does.
+        if all(operand.shape[axis] for axis in reduced):
+            inner(0)
+        if blocked:
+            builder.store(_pairwise_total(ctx, kind, accumulate_dtype, pairwise), slot)
+        result = builder.load(slot)
+        if accumulate_dtype != output.dtype:
+            result = builder.fptrunc(result, value_type(output.dtype))
+        return result
 
 
     def _column_reduce(self, emitter, output, begin, end, store, split):
