@@ -114,7 +114,7 @@ class FusionPolicy:
     # Whether a reduction over trailing dimensions may be computed inside the kernel of a
     # consumer that reads it through a broadcast back over those dimensions (softmax's
     # `x - x.max(-1, keepdims=True)`): the kernel then walks rows, computing each row's
-    # reductions before the row's elements (fusion_groups.row_reduction_fits). The backend's
+    # reductions before the row's elements (fusion_rows.RowIndices). The backend's
     # kernel emitter must support it (the CPU's does).
     row_reductions: bool = False
     cheap: frozenset[str] = field(default_factory=lambda: CHEAP_ELEMENTWISE)

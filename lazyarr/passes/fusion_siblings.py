@@ -60,7 +60,7 @@ def iteration_space(root: Instruction) -> tuple:
 
 def group_space(group: Group) -> tuple:
     """A group's iteration space; a row kernel's (a loop root over rows whose reductions it
-    computes first, fusion_groups.row_reduction_fits) is its reductions': so only loops of its
+    computes first, fusion_rows.RowIndices.reduction_fits) is its reductions': so only loops of its
     shape and reductions of the same rows merge with it."""
     space = iteration_space(group.root)
     if space[1] is None:

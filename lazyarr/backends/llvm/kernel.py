@@ -175,7 +175,7 @@ class KernelBuilder:
             elif output.opcode == "reduce" and is_column_reduction(output):
                 self._column_reduce(emitter, output, begin, end, store, split)
             elif output.opcode == "reduce":
-                self._reduce(builder, emitter, output, begin, end, store, loops)
+                self._reduce(emitter, output, begin, end, store, loops)
             else:
                 outputs, stores = loop_groups.setdefault((output.shape, loops), ([], []))
                 outputs.append(output)
@@ -336,7 +336,7 @@ class KernelBuilder:
 
         self._split_loops(ctx, shape[:rows], begin, end, row)
 
-    def _reduce(self, builder, emitter, output, begin, end, store, loops):
+    def _reduce(self, emitter, output, begin, end, store, loops):
         loops(emitter.ctx, output.shape, begin, end,
               lambda index: store(index, self._reduce_value(emitter, output, index)))
 
@@ -635,7 +635,7 @@ def transposes_innermost(order) -> bool:
 
 def has_row_reductions(computation: Computation) -> bool:
     """Whether some reduction of `computation` is read by another of its instructions (a row
-    kernel: passes/fusion_groups.row_reduction_fits), not only stored as an output."""
+    kernel: passes/fusion_rows.py), not only stored as an output."""
     return any(operand.opcode == "reduce" for node in computation.post_order() for operand in node.operands)
 
 
