@@ -55,6 +55,18 @@ def _load_cupy():
 cupy = _load_cupy()
 
 
+def host_to_device(array) -> cupy.ndarray:
+    """A device copy of a host array, its bytes copied as they are. Not `cupy.asarray`: it fills a
+    0-d array with its value, and its fill clears memory for any value `== 0`, so -0.0 arrived
+    as +0.0 (seen on an H100 with CuPy 14)."""
+    # np.asarray(order="C"), not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
+    host = np.asarray(array, order="C")
+    device = cupy.empty(host.shape, host.dtype)
+    if host.size:
+        device.set(host)
+    return device
+
+
 class GpuTransferManager:
     """Host <-> GPU copies through CuPy (device 'gpu' is CuPy's current device)."""
 
@@ -67,8 +79,7 @@ class GpuTransferManager:
         return cupy.asnumpy(buffer)
 
     def from_host(self, array: np.ndarray):
-        # np.asarray(order="C"), not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
-        return cupy.asarray(np.asarray(array, order="C"))
+        return host_to_device(array)
 
     def copy(self, buffer):
         return buffer.copy(order="C")
@@ -106,14 +117,14 @@ class GpuExecutable:
         self.ptx = program.ptx
         self.compile_seconds = program.compile_seconds
         self._functions = functions
-        self._constants = {slot: cupy.asarray(value) for slot, value in program.constants.items()}
+        self._constants = {slot: host_to_device(value) for slot, value in program.constants.items()}
 
     def run(self, arguments: Sequence[object], sizes: Sequence[int] = ()) -> list[object]:
         program = self.program
         slots: list[object] = [None] * program.slot_count
         for slot, argument in zip(program.parameter_slots, arguments):
             # Host arguments (lifted Python scalars, host 0-d arrays) are copied to the device.
-            slots[slot] = argument if isinstance(argument, cupy.ndarray) else cupy.asarray(argument)
+            slots[slot] = argument if isinstance(argument, cupy.ndarray) else host_to_device(argument)
         for slot, value in self._constants.items():
             slots[slot] = value
         # Kernels take the placeholder sizes their module still uses after optimization.
@@ -135,7 +146,7 @@ class GpuExecutable:
                     if step.symbolic_shape:
                         attributes = {**attributes, "shape": resolve_shape(attributes["shape"], sizes)}
                     result = step.instruction.op.reference(values, attributes)
-                    slots[step.output] = cupy.asarray(np.asarray(result, dtype=step.instruction.dtype, order="C"))
+                    slots[step.output] = host_to_device(np.asarray(result, dtype=step.instruction.dtype))
         return [slots[slot] for slot in program.output_slots]
 
     def _launch(self, step: LaunchStep, slots, sizes, size_arguments):

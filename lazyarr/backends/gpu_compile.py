@@ -19,11 +19,12 @@ import numpy as np
 from .. import _profiler, dtypes
 from ..hlo import Instruction, Module
 from ..passes.default import default_pipeline
+from ..passes.fusion_policy import FusionDecision
 from ..shapes import is_symbolic_size, placeholder_index
 from .cpu import CpuFusionPolicy
 from .llvm.gpu_kernel import GpuKernelBuilder, KernelPlan, plan_kernels
 from .llvm.math_table import gpu_math
-from .llvm.nvptx import TRIPLE, compile_ptx
+from .llvm.nvptx import TRIPLE, compile_ptx, data_layout
 from .slots import Slots
 
 # dot on these dtypes goes to cuBLAS; on others (integers, bool) to the host reference.
@@ -39,10 +40,16 @@ class GpuFusionPolicy(CpuFusionPolicy):
     def __init__(self):
         # Recomputing is cheap next to a launch or a round trip through memory: tiny producers
         # and the producers of duplicated ones are duplicated too.
-        # Row kernels are the CPU emitter's (llvm/kernel.py `_rows`); the GPU's row
-        # reductions are one block per row of their own.
+        # Row kernels (softmax, layernorm): llvm/gpu_kernel.py's "rows" skeleton, a block per row.
         super().__init__(max_operands=64, max_duplicates=16, max_tiny_elements=0, shared_under_copies=False,
-                         row_reductions=False)
+                         row_reductions=True)
+
+    def is_fusible(self, instruction: Instruction) -> FusionDecision:
+        # The GPU skeletons (llvm/gpu_kernel.py) have no scan: a cumulative sum or product runs
+        # as a host step (NumPy's own, copied through the host) rather than failing to compile.
+        if instruction.opcode == "cumulative":
+            return FusionDecision.no("a cumulative scan (no GPU scan kernel yet: runs on the host)")
+        return super().is_fusible(instruction)
 
 
 @dataclass
@@ -110,6 +117,7 @@ def compile_program(module: Module, arch: str, fusion_policy=None, pipeline_dump
         default_pipeline(fusion_policy or GpuFusionPolicy(), dump=pipeline_dump).run(module)
     llvm_module = ir.Module(name=module.name)
     llvm_module.triple = TRIPLE
+    llvm_module.data_layout = data_layout(arch)
     sizes = size_count(module)
     builder = GpuKernelBuilder(llvm_module, gpu_math, sizes)
     slots = Slots(module)

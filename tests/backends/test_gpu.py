@@ -439,3 +439,90 @@ def test_float_dots_go_to_cublas(dtype, step):
     left, right = np.arange(24).reshape(6, 4).astype(dtype), np.arange(12).reshape(4, 3).astype(dtype)
     (got,) = executable.run([left, right])
     assert_identical(cupy.asnumpy(got), left @ right)  # small integers: exact in any order
+
+
+# ------------------------------------------- found on the first run on a GPU (an H100, CuPy 14)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32])
+def test_shifts_by_more_than_32_bits_of_amount_give_numpy_results(dtype):
+    """NVPTX's `shl`/`shr` take a 32-bit amount: LLVM folded `b < width ? x << b : 0` into one
+    shift of b's low half, so 1 << 2**32 gave 1. Amounts at and past the width, in both halves."""
+    width = np.dtype(dtype).itemsize * 8
+    amounts = np.array([0, 1, width - 1, width, width + 1, 2**31, 2**32 % 2**width, 2**32 + 1, 2**63 - 1]
+                       if width == 64 else [0, 1, width - 1, width, width + 1, 2**31 - 1], dtype)
+    values = np.full(amounts.shape, 5, dtype)
+    x, b = on_gpu(values), on_gpu(amounts)
+    np.testing.assert_array_equal(np.asarray(x << b), np.left_shift(values, amounts))
+    np.testing.assert_array_equal(np.asarray(x >> b), np.right_shift(values, amounts))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_negative_zero_survives_the_copy_to_the_gpu(dtype):
+    """`cupy.asarray` of a 0-d -0.0 gave +0.0 (its fill clears memory for values == 0): host
+    arrays, lifted scalars and host-step results now reach the device byte for byte."""
+    zero = np.array(-0.0, dtype)
+    assert np.signbit(np.asarray(on_gpu(zero)))
+    assert np.signbit(np.asarray(on_gpu(np.ones((), dtype)) * zero))  # a host 0-d operand
+    assert np.asarray(on_gpu(np.ones(3, dtype)) / zero).tolist() == [-np.inf] * 3
+
+
+@given(dtype=st.sampled_from([np.int32, np.float32, np.float64]), data=st.data())
+def test_scans_on_gpu_arrays_match_numpy(dtype, data):
+    """cumsum/cumprod of GPU arrays (run as host steps: the GPU skeletons have no scan)."""
+    value = data.draw(arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=3, max_side=5)))
+    axis = data.draw(st.integers(0, value.ndim - 1)) if value.ndim else None
+    for name in ("cumsum", "cumprod"):
+        with np.errstate(all="ignore"):
+            want = getattr(np, name)(value, axis=axis)
+        got = getattr(la, name)(on_gpu(value) * 1, axis=axis)  # a kernel first; * 1 keeps -0.0
+        assert got.device == "gpu"
+        assert_identical(np.asarray(got), want)
+
+
+def test_explain_reports_the_backend_of_the_arrays_device():
+    report = la.explain(on_gpu(np.arange(4.0)) * 2)
+    assert report.backend == "gpu" and report.num_kernels == 1 and ".entry" in report.ptx
+
+
+ROW_SHAPES = st.tuples(st.integers(1, 3), st.integers(1, 40), st.integers(0, 700)).map(
+    lambda sizes: sizes[1:] if sizes[0] == 1 else sizes)  # 2-d and 3-d; rows shorter and longer than a block
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's mean of an empty row warns
+@settings(max_examples=max(settings().max_examples // 2, 10))
+@given(shape=ROW_SHAPES, seed=st.integers(0, 2**32 - 1), dtype=st.sampled_from([np.float32, np.float64]))
+def test_row_kernels_match_numpy(shape, seed, dtype):
+    """softmax, layernorm (with its mean as a second output) and x / ||x|| over the last axis:
+    one "rows" kernel each (a block per row). Tolerances: the row's sums are combined in another
+    order than NumPy's pairwise sum (n * eps relative, n <= 700) and libdevice's exp is within
+    2 ULP; 1e-4 (float32) and 1e-12 (float64) relative to the row's scale cover both."""
+    x = (np.random.default_rng(seed).standard_normal(shape) * 3).astype(dtype)
+    tolerance = 1e-4 if dtype == np.float32 else 1e-12
+    device = on_gpu(x)
+    if x.shape[-1]:  # max of an empty row raises, as NumPy's
+        shifted = np.exp(x - x.max(axis=-1, keepdims=True))
+        softmax = la.exp(device - device.max(axis=-1, keepdims=True))
+        softmax = softmax / softmax.sum(axis=-1, keepdims=True)
+        np.testing.assert_allclose(np.asarray(softmax), shifted / shifted.sum(axis=-1, keepdims=True),
+                                   rtol=tolerance, atol=tolerance * 1e-3)
+    mean = device.mean(axis=-1, keepdims=True)
+    normalized = (device - mean) / la.sqrt(device.var(axis=-1, keepdims=True) + 1e-5)
+    got_normalized, got_mean = la.eval(normalized, mean)
+    with np.errstate(all="ignore"):
+        want_mean = x.mean(axis=-1, keepdims=True)
+        want = (x - want_mean) / np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5)
+        scale = np.abs(x).max(initial=1.0) / np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(np.asarray(got_mean), want_mean, rtol=tolerance,
+                               atol=tolerance * np.abs(x).max(initial=1))
+    assert np.all(np.abs(np.asarray(got_normalized) - want) <= tolerance * scale) or not x.size
+    norm = device / la.sqrt((device * device).sum(axis=-1, keepdims=True))
+    with np.errstate(all="ignore"):
+        want_norm = x / np.sqrt((x * x).sum(axis=-1, keepdims=True))
+    np.testing.assert_allclose(np.asarray(norm), want_norm, rtol=tolerance, atol=tolerance * 1e-3)
+
+
+def test_softmax_on_the_gpu_is_one_row_kernel():
+    x = on_gpu(np.random.default_rng(0).standard_normal((300, 1000)).astype(np.float32))
+    exponentials = la.exp(x - x.max(axis=-1, keepdims=True))
+    assert la.explain(exponentials / exponentials.sum(axis=-1, keepdims=True)).num_kernels == 1

@@ -141,8 +141,9 @@ def assert_structure(program: GpuProgram) -> None:
     - the kernel ABI: parameters, outputs, scratch, counters, one i64 per placeholder size, splits;
     - loop kernels never synchronize (no barrier, no shuffle);
     - row reductions combine through warp shuffles and barriers, and split reductions take an
-      atomic ticket; column reductions combine no lanes (a thread per output element) but
-      take the same ticket when split.
+      atomic ticket; row kernels ("rows") combine the same way and are never split; column
+      reductions combine no lanes (a thread per output element) but take the same ticket
+      when split.
     """
     bodies = kernel_bodies(program.ptx)
     assert sorted(bodies) == sorted(program.kernel_names), (sorted(bodies), program.kernel_names)
@@ -160,6 +161,9 @@ def assert_structure(program: GpuProgram) -> None:
         elif kind == "row":
             assert "shfl.sync.bfly" in body and "bar.sync" in body, step.plan
             assert "atom.global.add" in body, step.plan  # the split path's ticket
+        elif kind == "rows":  # a block per row combines each reduction; never split
+            assert "shfl.sync.bfly" in body and "bar.sync" in body, step.plan
+            assert "atom.global.add" not in body, step.plan
         else:
             assert kind == "column", step.plan
             assert "shfl.sync" not in body, step.plan
@@ -407,10 +411,22 @@ def test_fused_graphs_assemble(graph, sizes):
 
 
 def test_sibling_reductions_share_one_pass():
-    """layernorm's sum(x) and sum(x*x) are one row kernel with two outputs."""
-    program = compile_graph(layernorm_graph, symbolic=True)
+    """sum(x) and sum(x*x), both outputs, are one row reduction kernel with two outputs."""
+    def sibling_sums(p):
+        x = p(F32, (32, 512))
+        return [make("reduce", [x], dimensions=(1,), kind="sum"),
+                make("reduce", [make("multiply", [x, x])], dimensions=(1,), kind="sum")]
+
+    program = compile_graph(sibling_sums, symbolic=True)
     rows = [step for step in launches(program) if step.plan.kind == "row"]
     assert len(rows) == 1 and len(rows[0].outputs) == 2, [step.plan for step in launches(program)]
+
+
+@pytest.mark.parametrize("graph", ["softmax", "layernorm"])
+def test_row_kernels_are_one_kernel(graph):
+    """softmax and layernorm: each row's reductions, then its elements, in one "rows" kernel."""
+    program = compile_graph(GRAPHS[graph], symbolic=True)
+    assert [step.plan.kind for step in launches(program)] == ["rows"], [step.plan for step in launches(program)]
 
 
 def test_producers_fuse_into_the_reduction():
@@ -454,6 +470,23 @@ def single_op_program(name, dtype, shape=(1000,)) -> GpuProgram:
 
 def single_op_program_binary(name, dtype, shape=(1000,)) -> GpuProgram:
     return compile_graph(lambda p: [make(name, [p(dtype, shape), p(dtype, shape, 1)])], symbolic=False)
+
+
+@pytest.mark.parametrize("graph", ["int64 add", "float64 row kernel"])
+def test_64_bit_values_move_in_one_access(graph):
+    """With the NVPTX data layout, 8-byte values are loaded and stored whole. Without it (i64
+    aligned to 4 bytes) they were split into 32-bit halves, and the split shared-memory store of
+    a float64 block partial read back with a wrong low word on an H100."""
+    def build(p):
+        if graph == "int64 add":
+            return [make("add", [p(dtypes.int64, (100,)), p(dtypes.int64, (100,), 1)])]
+        x = p(dtypes.float64, (1, 7))
+        total = make("reduce", [x], dimensions=(1,), kind="sum")
+        return [make("divide", [x, broadcast(total, x.shape, (0,))])]
+
+    ptx = compile_graph(build, symbolic=True).ptx
+    halves = re.findall(r"ld\.[\w.]*b32\s+%rd\d+|st\.[\w.]*b32\s+\[[^\]]*\],\s*%rd\d+", ptx)
+    assert halves == [], halves
 
 
 def test_float64_exp_links_libdevice():

@@ -10,6 +10,11 @@ computes which element) and the math table (`gpu_math`: libdevice) differ. Three
   then combine through warp shuffles and shared memory.
 - column reduction (the last dimension is kept): one thread per output element, adjacent
   threads on adjacent columns (coalesced), each running over its reduced elements.
+- rows (a row kernel: passes/fusion_rows.py, softmax, layernorm): a block per row; for each
+  of the row's reductions in dependency order, the threads stride over the row and combine
+  as a row reduction does, every thread getting the result; then they stride over the row
+  again computing its elements, which read those results. The row is read from memory once
+  and revisited in L1/L2; no reduction goes through memory to another kernel.
 
 A reduction with few output elements is split: `splits` blocks share each output element
 (gridDim.y), write partial results to a scratch buffer, and the last block to finish (an
@@ -34,7 +39,7 @@ import llvmlite.ir as ir
 
 from ...hlo import Computation, post_order
 from .elemental import ElementalEmitter, EmitContext, delinearize, value_type
-from .kernel import ACCUMULATOR, buffer_loader, combine, element_storer, reduction_identity
+from .kernel import ACCUMULATOR, buffer_loader, combine, element_storer, has_row_reductions, reduction_identity
 from .loops import entry_alloca, for_range, index_constant
 
 BLOCK = 256  # threads per block (8 warps)
@@ -49,10 +54,11 @@ I64 = ir.IntType(64)
 class KernelPlan:
     """One kernel of a fused computation: which outputs it writes and how it is launched.
 
-    kind: "loop", "row" or "column". shape: the loop's output shape, or the reductions'
+    kind: "loop", "row", "column" or "rows". shape: the loop's output shape, or the reductions'
     operand shape (placeholder sizes stay placeholders; the launcher resolves them).
-    reduced: the reduced dimensions (reductions). outputs: positions in the computation's
-    outputs, in the order the kernel's output pointers take them.
+    reduced: the reduced dimensions (reductions; "rows": the trailing ones, a row's).
+    outputs: positions in the computation's outputs, in the order the kernel's output
+    pointers take them.
     """
 
     name: str
@@ -73,7 +79,12 @@ class KernelPlan:
 def plan_kernels(computation: Computation, name: str) -> list[KernelPlan]:
     """Group a fusion's outputs into kernels: loop outputs by shape; reductions by operand
     shape and reduced dimensions (sibling reductions such as sum(x) and sum(x*x) share one
-    pass over the operand)."""
+    pass over the operand). A row kernel is one "rows" plan writing every output."""
+    if has_row_reductions(computation):
+        reductions = [node for node in computation.post_order() if node.opcode == "reduce"]
+        shape, rows = reductions[0].operands[0].shape, reductions[0].ndim
+        return [KernelPlan(f"{name}_0", "rows", tuple(range(len(computation.outputs))), shape,
+                           tuple(range(rows, len(shape))))]
     groups: dict[tuple, list[int]] = {}
     for position, output in enumerate(computation.outputs):
         if output.opcode == "reduce":
@@ -122,6 +133,8 @@ class GpuKernelBuilder:
         threads = _Threads(builder)
         if plan.kind == "loop":
             self._loop(ctx, emitter, threads, plan, outputs, stores)
+        elif plan.kind == "rows":
+            _rows(ctx, emitter, threads, plan, outputs, stores, (scratch, counters, splits))
         else:
             reduction = _Reduction(ctx, emitter, threads, plan, outputs, stores, scratch, counters, splits)
             reduction.emit_row() if plan.kind == "row" else reduction.emit_column()
@@ -248,14 +261,15 @@ class _Reduction:
         with builder.if_then(builder.icmp_unsigned("==", lane, index_constant(0))):
             for table, value in zip(tables, values):
                 slot = builder.gep(table, [warp], source_etype=I64)
-                builder.store(_widen(builder, to_bits(builder, value)), slot)
+                # One st.shared.b64 (see nvptx.data_layout: split ones went wrong on an H100).
+                builder.store(_widen(builder, to_bits(builder, value)), slot, align=8)
         _barrier(builder)
         present = builder.icmp_unsigned("<", lane, index_constant(BLOCK // WARP))
         safe_lane = builder.select(present, lane, index_constant(0))
         gathered = []
         for table, value, identity in zip(tables, values, self._identities()):
             slot = builder.gep(table, [safe_lane], source_etype=I64)
-            loaded = from_bits(builder, builder.load(slot, typ=I64), value.type)
+            loaded = from_bits(builder, builder.load(slot, typ=I64, align=8), value.type)
             gathered.append(builder.select(present, loaded, identity))
         result = self._warp_reduce(gathered)
         _barrier(builder)  # the slots may be written again by the next tile
@@ -356,6 +370,41 @@ class _Reduction:
                     _barrier(builder)  # the flag is written again by the next tile
 
 
+def _rows(ctx, emitter, threads, plan, outputs, stores, split_arguments):
+    """The "rows" skeleton (module docstring): a block per row, rows grid-strided."""
+    builder = ctx.builder
+    order = post_order(outputs)
+    reductions = [node for node in order if node.opcode == "reduce"]
+    store_of = {id(output): store for output, store in zip(outputs, stores)}
+    loop_outputs = [(output, store) for output, store in zip(outputs, stores) if output.opcode != "reduce"]
+    # One _Reduction per reduction, for its accumulation and block combine (never split).
+    passes = [_Reduction(ctx, emitter, threads, plan, [reduction], [None], *split_arguments)
+              for reduction in reductions]
+    row_count, row_length = _product(ctx, plan.kept_shape), _product(ctx, plan.reduced_shape)
+    first = builder.icmp_unsigned("==", threads.thread, index_constant(0))
+    with for_range(builder, threads.block_x, row_count, name="row", step=threads.grid_x) as row:
+        kept_index = delinearize(ctx, row, plan.kept_shape, bounded=True)
+        emitter.known = {}
+        for reduction, reduction_pass in zip(reductions, passes):
+            slots = reduction_pass._slots("accumulator")
+            with for_range(builder, threads.thread, row_length, name="r", step=index_constant(BLOCK)) as position:
+                reduction_pass._accumulate_element(slots, kept_index, position)
+            (value,) = reduction_pass._block_reduce([builder.load(slot) for slot in slots])
+            if reduction_pass.accumulate[0] != reduction.dtype:
+                value = builder.fptrunc(value, value_type(reduction.dtype))
+            emitter.known[id(reduction)] = value
+            if id(reduction) in store_of:
+                with builder.if_then(first):
+                    store_of[id(reduction)](kept_index, value)
+        if loop_outputs:
+            with for_range(builder, threads.thread, row_length, name="element", step=index_constant(BLOCK)) as position:
+                index = [*kept_index, *delinearize(ctx, position, plan.reduced_shape, bounded=True)]
+                values = emitter.elements(order, [(output, index) for output, _ in loop_outputs])
+                for (_, store), value in zip(loop_outputs, values):
+                    store(index, value)
+        emitter.known = {}
+
+
 # -- NVPTX primitives -----------------------------------------------------------------------
 
 
@@ -441,6 +490,8 @@ def launch_splits(plan: KernelPlan, kept: int, reduced: int, sm_count: int) -> t
     elements each: enough blocks to fill the GPU (8 per SM), splitting the reduced elements
     only when the output elements alone cannot fill it."""
     target = 8 * sm_count
+    if plan.kind == "rows":  # a block per row, never split (a row's reductions feed its elements)
+        return max(1, min(kept, target * 4, 2**31 - 1)), 1
     tiles = kept if plan.kind == "row" else math.ceil(kept / BLOCK)
     grid_x = max(1, min(tiles, target * 4, 2**31 - 1))
     per_split = BLOCK * 4 if plan.kind == "row" else 64  # elements one split should at least cover

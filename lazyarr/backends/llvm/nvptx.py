@@ -89,6 +89,15 @@ def target_machine(arch: str) -> llvm.TargetMachine:
     return target.create_target_machine(cpu=arch, features=_PTX_FEATURES, opt=3)
 
 
+def data_layout(arch: str) -> str:
+    """The NVPTX data layout, for a module's IR before it is printed for `compile_ptx`: the IR
+    parser gives loads and stores without an explicit alignment the layout's. Without it
+    (LLVM's default layout aligns i64 to 4 bytes) 64-bit accesses were split into two 32-bit
+    ones, and split st.shared of float64 block partials read back with a wrong low word on an
+    H100 (a row kernel's 1.0 + 2.0 gave 3.0000000000000013)."""
+    return str(target_machine(arch).target_data)
+
+
 def compile_ptx(source, arch: str) -> str:
     """LLVM IR (text or `ir.Module`) of `ptx_kernel` functions -> PTX text for `arch`.
 

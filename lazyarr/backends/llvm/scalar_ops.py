@@ -218,11 +218,19 @@ def _bitwise(name):
     return emit
 
 
+def _masked_shift_amount(ctx, b, dtype):
+    """The shift amount's low bits (`b & (width - 1)`): a defined shift for any `b`, which the
+    caller's `b < width` select overrides. Not `select(b < width, b, 0)`: LLVM folds that select
+    and the shift's into one NVPTX `shl`, which clamps only its 32-bit amount, so a 64-bit
+    amount of 2**32 or more shifted by its low half (1 << 2**32 gave 1 on an H100)."""
+    return ctx.builder.and_(b, ctx.constant(dtype.itemsize * 8 - 1, dtype))
+
+
 def _shift_left(ctx, instr, a, b):
     builder, dtype = ctx.builder, instr.dtype
     width = ctx.constant(dtype.itemsize * 8, dtype)
     in_range = builder.icmp_unsigned("<", b, width)
-    safe = builder.select(in_range, b, _zero(b))
+    safe = _masked_shift_amount(ctx, b, dtype)
     return builder.select(in_range, builder.shl(a, safe), _zero(a))
 
 
@@ -230,7 +238,7 @@ def _shift_right(ctx, instr, a, b):
     builder, dtype = ctx.builder, instr.dtype
     width = ctx.constant(dtype.itemsize * 8, dtype)
     in_range = builder.icmp_unsigned("<", b, width)
-    safe = builder.select(in_range, b, _zero(b))
+    safe = _masked_shift_amount(ctx, b, dtype)
     if _signed(dtype):
         saturated = builder.select(builder.icmp_signed("<", a, _zero(a)), ctx.constant(-1, dtype), _zero(a))
         return builder.select(in_range, builder.ashr(a, safe), saturated)
