@@ -526,3 +526,17 @@ def test_softmax_on_the_gpu_is_one_row_kernel():
     x = on_gpu(np.random.default_rng(0).standard_normal((300, 1000)).astype(np.float32))
     exponentials = la.exp(x - x.max(axis=-1, keepdims=True))
     assert la.explain(exponentials / exponentials.sum(axis=-1, keepdims=True)).num_kernels == 1
+
+
+def test_scalar_arguments_are_copied_once_and_never_shared_with_callers():
+    """0-d host arguments (lifted Python scalars) reach the device once per value and are reused
+    by later runs; a module that returns one gives the caller a copy of its own."""
+    parameter = make("parameter", number=0, shape=(), dtype=dtypes.float64)
+    executable = compile_module(Module("main", Computation("main", (parameter,), (parameter,))), "gpu")
+    (first,) = executable.run([np.array(0.7)])
+    first[...] = 5.0  # a caller writing into its result
+    (second,) = executable.run([np.array(0.7)])
+    assert second is not first and float(second) == 0.7
+    x = on_gpu(np.arange(3.0))
+    for scale in (0.25, 0.75, 0.25):
+        np.testing.assert_array_equal(np.asarray(x * scale + 0.125), np.arange(3.0) * scale + 0.125)
