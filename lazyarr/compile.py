@@ -386,8 +386,8 @@ def explain(outputs: Sequence[Instruction], bound: BufferLookup):
     from .hlo.text import print_module
     from .introspection import explanation_for
 
-    _, buffers = build_module(outputs, bound)
-    backend_name = backend_for(buffers, "explain")  # the device of the buffers decides, as in evaluation
+    # The device of the buffers decides, as in evaluation (lifted scalars are 0-d: no device).
+    backend_name = backend_for(linearize(outputs, bound).buffers, "explain")
     host = get_backend(backend_name).device == "cpu"
     module, _ = build_module(outputs, bound, lifted_constants=[] if host else None)  # as evaluate_graph
     before = print_module(module)

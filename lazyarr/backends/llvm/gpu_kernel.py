@@ -261,15 +261,14 @@ class _Reduction:
         with builder.if_then(builder.icmp_unsigned("==", lane, index_constant(0))):
             for table, value in zip(tables, values):
                 slot = builder.gep(table, [warp], source_etype=I64)
-                # One st.shared.b64 (see nvptx.data_layout: split ones went wrong on an H100).
-                builder.store(_widen(builder, to_bits(builder, value)), slot, align=8)
+                builder.store(_widen(builder, to_bits(builder, value)), slot)
         _barrier(builder)
         present = builder.icmp_unsigned("<", lane, index_constant(BLOCK // WARP))
         safe_lane = builder.select(present, lane, index_constant(0))
         gathered = []
         for table, value, identity in zip(tables, values, self._identities()):
             slot = builder.gep(table, [safe_lane], source_etype=I64)
-            loaded = from_bits(builder, builder.load(slot, typ=I64, align=8), value.type)
+            loaded = from_bits(builder, builder.load(slot, typ=I64), value.type)
             gathered.append(builder.select(present, loaded, identity))
         result = self._warp_reduce(gathered)
         _barrier(builder)  # the slots may be written again by the next tile
