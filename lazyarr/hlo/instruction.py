@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import itertools
 import operator
-import os
-import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -145,25 +143,24 @@ class Instruction(_Fields):
         raise TypeError("Instruction is not picklable; print it with lazyarr.hlo.text instead")
 
 
-class _Entry(weakref.ref):
-    """The intern table's weak reference to an instruction, knowing its own key so that the
-    instruction's death removes exactly this entry."""
+# (node's `_local`, id of each operand) -> a weak reference to the instruction. A plain dict
+# of weak references (not a WeakValueDictionary, whose Python-level get() costs a microsecond
+# on every make()). Operands are keyed by id, so an entry keeps no graph alive; a live entry's
+# instruction holds its operands, so their ids cannot have been reused, and a dead entry is a
+# miss. Dead entries are swept when the table doubles (amortized, instead of a callback per
+# dying node: a Python call during every node's deallocation cost a sixth of a recorded op).
+_INTERN: dict[tuple, weakref.ref] = {}
+_SWEEP_FLOOR = 4096
+_sweep_at = _SWEEP_FLOOR
 
-    __slots__ = ("key",)
 
-
-def _forget(entry: _Entry) -> None:
-    if _INTERN.get(entry.key) is entry:  # a newer instruction under the key stays
-        del _INTERN[entry.key]
-
-
-# key -> _Entry. A plain dict of weak references (not a WeakValueDictionary, whose Python-level
-# get() costs a microsecond on every make()).
-_INTERN: dict[tuple, _Entry] = {}
-_INTERN_LOCK = threading.Lock()
-# Held across fork, so a child never inherits the lock taken by a thread it does not have.
-os.register_at_fork(before=_INTERN_LOCK.acquire, after_in_parent=_INTERN_LOCK.release,
-                    after_in_child=_INTERN_LOCK.release)
+def _sweep() -> None:
+    """Drop the entries of dead instructions; the next sweep waits until the table doubles."""
+    global _sweep_at
+    for key, entry in list(_INTERN.items()):  # a copy: another thread may insert meanwhile
+        if entry() is None and _INTERN.get(key) is entry:
+            del _INTERN[key]
+    _sweep_at = max(_SWEEP_FLOOR, 2 * len(_INTERN))
 _NO_ATTRIBUTES = MappingProxyType({})
 # (op name, attributes as given, their types) -> the node's `_local` (attributes frozen and
 # sorted): a loop recording the same step skips freezing. Plain values only (no Literal kept).
@@ -205,10 +202,10 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
                     _LOCALS.clear()
                 _LOCALS[given] = local
         attr_tuple = local[1]
-        key = (local, operands)
     else:
         attr_tuple = ()
-        key = ((opdef.name, (), ()), operands)
+        local = (opdef.name, (), ())
+    key = (local, *[id(operand) for operand in operands])
     entry = _INTERN.get(key)
     if entry is not None:
         found = entry()
@@ -254,14 +251,17 @@ def make_plain(opdef: OpDef, operands: tuple[Instruction, ...]) -> Instruction:
     op whose rules have not yet run on these operand types goes through make()."""
     if opdef.optional_attrs:
         return make(opdef, operands)
-    key = ((opdef.name, (), ()), operands)
+    if len(operands) == 2:
+        first, second = operands
+        key = ((opdef.name, (), ()), id(first), id(second))
+    else:
+        key = ((opdef.name, (), ()), *[id(operand) for operand in operands])
     entry = _INTERN.get(key)
     if entry is not None:
         found = entry()
         if found is not None:
             return found
     if len(operands) == 2:
-        first, second = operands
         if type(first) is not Instruction or type(second) is not Instruction:
             return make(opdef, operands)  # make() names the bad operand
         signature = (key[0], first.shape, first.dtype, second.shape, second.dtype)
@@ -296,24 +296,29 @@ class Maker:
         local = self.local
         if local is None:
             return make(self.opdef, operands, **self.attrs)
-        key = (local, operands)
-        try:
+        if len(operands) == 1:  # unrolled: a slice, reshape, convert or reduction of one node
+            operand = operands[0]
+            if type(operand) is not Instruction:
+                return make(self.opdef, operands, **self.attrs)  # make() names the bad operand
+            key = (local, id(operand))
             entry = _INTERN.get(key)
-        except TypeError:  # an operand that is no Instruction (unhashable): make() names it
-            return make(self.opdef, operands, **self.attrs)
-        if entry is not None:
-            found = entry()
-            if found is not None:
-                return found
-        try:
-            if len(operands) == 1:
-                signature = (local, operands[0].shape, operands[0].dtype)
-            else:
-                signature = (local, *[part for operand in operands for part in (operand.shape, operand.dtype)])
-        except AttributeError:
-            return make(self.opdef, operands, **self.attrs)  # make() names the bad operand
-        checked = _CHECKED.get(signature)
-        if checked is None or any(type(operand) is not Instruction for operand in operands):
+            if entry is not None:
+                found = entry()
+                if found is not None:
+                    return found
+            checked = _CHECKED.get((local, operand.shape, operand.dtype))
+        else:
+            for operand in operands:
+                if type(operand) is not Instruction:
+                    return make(self.opdef, operands, **self.attrs)
+            key = (local, *[id(operand) for operand in operands])
+            entry = _INTERN.get(key)
+            if entry is not None:
+                found = entry()
+                if found is not None:
+                    return found
+            checked = _CHECKED.get((local, *[part for operand in operands for part in (operand.shape, operand.dtype)]))
+        if checked is None:
             return make(self.opdef, operands, **self.attrs)
         return _interned(key, self.opdef, checked[0], checked[1], operands, local[1], checked[2])
 
@@ -329,27 +334,41 @@ def _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map) -> Instr
     instruction._attr_map = attr_map
     instruction._local = key[0]
     instruction._bound = None
-    depth, constant_only = 0, opdef.name != "parameter"
-    for operand in operands:
-        if operand.depth >= depth:
-            depth = operand.depth + 1
-        if not operand.constant_only:
-            constant_only = False
-    instruction.depth = depth
-    instruction.constant_only = constant_only
+    count = len(operands)
+    if count == 2:  # the common cases unrolled: this runs for every recorded op
+        first, second = operands
+        depth = first.depth if first.depth > second.depth else second.depth
+        instruction.depth = depth + 1
+        instruction.constant_only = first.constant_only and second.constant_only
+    elif count == 1:
+        instruction.depth = operands[0].depth + 1
+        instruction.constant_only = operands[0].constant_only
+    else:
+        depth, constant_only = 0, opdef.name != "parameter"
+        for operand in operands:
+            if operand.depth >= depth:
+                depth = operand.depth + 1
+            if not operand.constant_only:
+                constant_only = False
+        instruction.depth = depth
+        instruction.constant_only = constant_only
     instruction.__class__ = Instruction
-    with _INTERN_LOCK:
-        entry = _INTERN.get(key)
-        found = entry() if entry is not None else None
+    entry = _new_reference(instruction)
+    # setdefault is one atomic step under the GIL: of two threads making the same node, the
+    # second gets the first's (no lock: taking one cost a fifth of a recorded op).
+    existing = _INTERN.setdefault(key, entry)
+    if existing is not entry:
+        found = existing()
         if found is not None:
             return found
-        entry = _Entry(instruction, _forget)
-        entry.key = key
-        _INTERN[key] = entry
-        return instruction
+        _INTERN[key] = entry  # a dead instruction's entry, not yet swept
+    if len(_INTERN) > _sweep_at:
+        _sweep()
+    return instruction
 
 
 _UNFROZEN_NEW = object.__new__
+_new_reference = weakref.ref
 
 
 # Leaves of user graphs are numbered from 2**32, so they never coincide with the parameters
@@ -411,4 +430,5 @@ def constant(value, dtype=None) -> Instruction:
 
 def interned_count() -> int:
     """How many instructions are alive (tests use it to check graphs are freed)."""
+    _sweep()
     return len(_INTERN)
