@@ -1,0 +1,129 @@
+"""Recording's memoized fast paths make exactly what the general path makes.
+
+A loop records the same op on the same operand signature over and over, so elementwise ops
+remember how `apply` built a node (elementwise.binary/unary, `_DIRECT`) and the intern table
+keys operands by id. These tests pin that the fast path is an optimization only: the same
+interned node as the general path, the same values as NumPy, and every check the general path
+makes (an int out of range, an int compared out of range, -0.0 and NaN constants) still made
+after the signature was memoized.
+"""
+
+from __future__ import annotations
+
+import gc
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import lazyarr as la
+from lazyarr.frontend import elementwise
+from lazyarr.hlo.instruction import interned_count, make
+
+from tests.strategies import arrays
+
+_OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.lt, operator.eq,
+              operator.and_, operator.floordiv]
+_DTYPES = [np.dtype(name) for name in ("bool", "int8", "int32", "uint8", "int64", "float32", "float64", "complex64")]
+
+
+def _numpy_or_error(function, *operands):
+    try:
+        with np.errstate(all="ignore"):
+            return function(*operands), None
+    except (TypeError, OverflowError, ValueError) as error:
+        return None, type(error)
+
+
+@given(data=st.data(), op=st.sampled_from(_OPERATORS), dtype=st.sampled_from(_DTYPES),
+       scalar=st.one_of(st.integers(-300, 300), st.sampled_from([2**40, -2**63, 0.0, -0.0, 1.5, np.nan, np.inf]),
+                        st.floats(allow_nan=True, allow_infinity=True)),
+       scalar_first=st.booleans())
+def test_array_scalar_ops_repeat_like_numpy(data, op, dtype, scalar, scalar_first):
+    # Twice: the first call may fill the memo, the second takes it; both must equal NumPy,
+    # and the nodes of the two calls must be one interned node.
+    value = data.draw(arrays(dtype, shape=st.sampled_from([(), (3,), (2, 3)])))
+    operands = (scalar, value) if scalar_first else (value, scalar)
+    expected, error = _numpy_or_error(op, *operands)
+    lazy = la.asarray(value)
+    lazy_operands = (scalar, lazy) if scalar_first else (lazy, scalar)
+    results = []
+    for _ in range(2):
+        if error is not None:
+            with pytest.raises(error):
+                op(*lazy_operands)
+            continue
+        try:
+            results.append(op(*lazy_operands))
+        except TypeError:
+            pytest.skip("a dtype pair lazyarr refuses with TypeError (tested elsewhere)")
+    if error is not None:
+        return
+    assert results[0]._node is results[1]._node
+    actual = np.asarray(results[1])
+    assert actual.dtype == np.asarray(expected).dtype
+    np.testing.assert_array_equal(actual, expected)
+
+
+@given(data=st.data(), op=st.sampled_from(_OPERATORS), dtype=st.sampled_from(_DTYPES),
+       shapes=st.sampled_from([((3,), (3,)), ((2, 3), (3,)), ((1, 3), (2, 1)), ((), (2, 2)), ((0,), (1,))]))
+def test_array_array_ops_repeat_like_numpy(data, op, dtype, shapes):
+    left = data.draw(arrays(dtype, shape=st.just(shapes[0])))
+    right = data.draw(arrays(data.draw(st.sampled_from(_DTYPES)), shape=st.just(shapes[1])))
+    expected, error = _numpy_or_error(op, left, right)
+    a, b = la.asarray(left), la.asarray(right)
+    if error is not None:
+        for _ in range(2):
+            with pytest.raises(error):
+                op(a, b)
+        return
+    try:
+        first = op(a, b)
+    except TypeError:
+        pytest.skip("a dtype pair lazyarr refuses with TypeError (tested elsewhere)")
+    second = op(a, b)
+    assert first._node is second._node
+    np.testing.assert_array_equal(np.asarray(second), expected)
+    assert np.asarray(second).dtype == expected.dtype
+
+
+def test_fast_path_node_is_the_general_paths_node():
+    x = la.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    y = la.asarray(np.arange(3, dtype=np.float32))
+    for _ in range(2):  # the second round takes the memo
+        assert elementwise.binary("add", x, y)._node is elementwise.apply("add", x, y)._node
+        assert elementwise.binary("multiply", 0.25, x)._node is elementwise.apply("multiply", 0.25, x)._node
+        assert elementwise.unary("exp", x)._node is elementwise.apply("exp", x)._node
+
+
+def test_memoized_int_signature_still_refuses_an_out_of_range_int():
+    x = la.asarray(np.arange(4, dtype=np.int8))
+    np.testing.assert_array_equal(np.asarray(x + 1), np.arange(4, dtype=np.int8) + 1)  # memoized
+    with pytest.raises(OverflowError):
+        x + 300  # noqa: B018  (NumPy 2 refuses a Python int out of int8's range)
+    # Comparisons never take the int memo: out of range they compare by value, as NumPy does.
+    assert (x < 5).dtype == np.bool_
+    np.testing.assert_array_equal(np.asarray(x < 300), np.ones(4, bool))
+
+
+def test_memoized_float_signature_keeps_negative_zero_and_nan_apart():
+    x = la.asarray(np.ones(3, dtype=np.float32))
+    np.testing.assert_array_equal(np.asarray(x * 0.0), np.zeros(3, np.float32))
+    negative = np.asarray(x * -0.0)
+    assert np.all(np.signbit(negative))
+    assert np.all(np.isnan(np.asarray(x * np.nan)))
+    np.testing.assert_array_equal(np.asarray(x * 0.5), np.full(3, 0.5, np.float32))
+
+
+def test_intern_table_shares_equal_nodes_and_frees_dead_ones():
+    x = la.asarray(np.ones(5, np.float32))
+    baseline = interned_count()
+    first = make("add", [x._node, x._node])
+    assert make("add", [x._node, x._node]) is first  # structural equality is identity
+    del first
+    gc.collect()
+    for _ in range(10_000):  # dead entries are swept as the table grows: no unbounded table
+        make("negate", [make("add", [x._node, x._node])])
+    assert interned_count() <= baseline + 5
