@@ -424,14 +424,15 @@ def _remember_direct(name, ufunc, build, operands, nodes, result) -> None:
             else:
                 return  # converted
             key += (value.dtype, value.shape)
-        elif kind in _DIRECT_SCALARS and not (kind is int and ufunc in _COMPARISON_UFUNCS):
-            # (an int out of an integer dtype's range compares by value: `_compare_out_of_range`)
+        elif kind in _DIRECT_SCALARS:
             scalar = node.operands[0] if node.shape else node
             if scalar.op.name != "constant" or scalar.shape or scalar_constant(value, scalar.dtype) is not scalar:
                 return
             dtype = scalar.dtype
             low, high = -math.inf, math.inf
             if kind is int:
+                # Outside its integer dtype's range an int is refused, or compared by value
+                # (`_compare_out_of_range`): those calls take the general path.
                 bound = dtypes.int64 if dtypes.is_bool(dtype) else dtype
                 low, high = _integer_range(bound) if dtypes.is_integer(bound) else (-2**53, 2**53)
             key.append(kind)

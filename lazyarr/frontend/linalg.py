@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import dtypes
 from ..hlo import Instruction, make
+from ..hlo.template import Templates
 from ..shapes import broadcast_shapes
 from . import elementwise
 from .array import Array
@@ -94,13 +95,7 @@ def matmul(x1, x2, /, out=None, *, dtype=None) -> Array:
     if dtype is None and type(x1) is Array and type(x2) is Array:  # hot: `X @ w` in a loop
         left, right = x1._node, x2._node
         signature = (left.shape, left.dtype, right.shape, right.dtype)
-        plan = _MATMUL_PLANS.get(signature)
-        if plan is None:
-            plan = _matmul_plan(x1, x2, None)
-            if len(_MATMUL_PLANS) >= 1024:
-                _MATMUL_PLANS.clear()
-            _MATMUL_PLANS[signature] = plan
-        return wrap(plan.build(left, right))
+        return wrap(_MATMULS.build(signature, _plain_matmul, left, right))
     first, second = as_array(x1, where="matmul"), as_array(x2, where="matmul")
     return wrap(_matmul_plan(first, second, dtype).build(first._node, second._node))
 
@@ -124,7 +119,13 @@ class _MatmulPlan:
         return reshape(batched_matmul(left, right, self.batch), self.shape)
 
 
-_MATMUL_PLANS: dict[tuple, _MatmulPlan] = {}
+# Plain `x1 @ x2` by operand signature: the graph replayed (hlo/template.py), checks and
+# dimension rules skipped.
+_MATMULS = Templates()
+
+
+def _plain_matmul(left: Instruction, right: Instruction) -> Instruction:
+    return _matmul_plan(wrap(left), wrap(right), None).build(left, right)
 
 
 def _matmul_plan(first: Array, second: Array, dtype) -> _MatmulPlan:

@@ -10,11 +10,14 @@ from __future__ import annotations
 import functools
 import operator
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
 from .. import dtypes
 from ..hlo import Instruction, Maker, make
+from ..hlo.template import Templates
+from .array import Array
 from .core import scalar_constant
 from .node_layout import reshape
 
@@ -24,6 +27,30 @@ NO_VALUE = np._NoValue
 
 def is_given(value) -> bool:
     return value is not NO_VALUE
+
+
+_TEMPLATES = Templates()
+
+
+def templated(name: str, a, axis, keepdims, build: Callable[[Array], Array]) -> Array | None:
+    """`build(a)` replayed from its graph template (hlo/template.py) for a plain call: `a` a lazy
+    array, `axis` None, an int or a tuple of ints, `keepdims` a bool or not given; None for any
+    other call (the caller runs its general path). `x.sum(axis=-1)` or `x.mean()` in a loop then
+    makes its nodes without running the checks and dtype rules again."""
+    if type(a) is not Array or not (keepdims is NO_VALUE or type(keepdims) is bool):
+        return None
+    # `axis=0.0` equals `axis=0` as a key and must still raise TypeError: exact types only.
+    if not (axis is None or type(axis) is int or type(axis) is tuple and _all_int(axis)):
+        return None
+    key = (name, a._node.shape, a._node.dtype, axis, keepdims)
+    return Array(_TEMPLATES.build(key, lambda node: build(Array(node))._node, a._node))
+
+
+def _all_int(items: tuple) -> bool:
+    for item in items:
+        if type(item) is not int:
+            return False
+    return True
 
 
 def keepdims_flag(keepdims) -> bool:

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, Maker, make
+from ..hlo import Instruction, make
 from . import elementwise
 from .array import Array
 from .core import as_array, broadcast_to, convert, node_of, wrap
@@ -34,6 +34,7 @@ from .reduction_support import (
     reduced_shape,
     reduction_axes,
     refuse_out,
+    templated,
     truth,
 )
 
@@ -55,53 +56,17 @@ def _has_initial(name: str, initial, dtype) -> bool:
     return True
 
 
-# (function, input shape and dtype, axis, keepdims) -> (result dtype, axes, keepdims shape or
-# None, its reshape): what a plain reduction call (no dtype, out, initial or where) decides from
-# its signature alone, so `x.sum(axis=-1, keepdims=True)` in a loop skips the checks.
-_PLANS: dict[tuple, tuple] = {}
-
-
-def _plan_key(name: str, a, axis, keepdims) -> tuple | None:
-    """The plan's key, or None unless `axis` is None, an int or a tuple of ints and `keepdims`
-    a bool or not given (`axis=0.0` equals `axis=0` as a key, and must still raise TypeError)."""
-    if type(a) is not Array or not (keepdims is NO_VALUE or type(keepdims) is bool):
-        return None
-    # (This module defines its own `all`: the check spells it out.)
-    if not (axis is None or type(axis) is int
-            or type(axis) is tuple and not [item for item in axis if type(item) is not int]):
-        return None
-    return (name, a._node.shape, a._node.dtype, axis, keepdims)
-
-
-def _planned(name: str, kind: str, a, axis, keepdims) -> Array | None:
-    """The reduction from a remembered plan, or None (no plan for this call yet, or none kept)."""
-    key = _plan_key(name, a, axis, keepdims)
-    plan = None if key is None else _PLANS.get(key)
-    if plan is None:
-        return None
-    node = a._node
-    result_dtype, axes, kept_shape, reshaped = plan
-    result = reduce(convert(node, result_dtype), kind, axes)
-    return Array(result if kept_shape is None or result.shape == kept_shape else reshaped(result))
-
-
-def _remember(name: str, a, axis, keepdims, result_dtype, axes) -> None:
-    key = _plan_key(name, a, axis, keepdims)
-    if key is None:
-        return
-    kept_shape = reduced_shape(a.shape, axes, True) if keepdims_flag(keepdims) else None
-    if len(_PLANS) >= 1024:
-        _PLANS.clear()
-    _PLANS[key] = (result_dtype, axes, kept_shape, None if kept_shape is None else Maker("reshape", shape=kept_shape))
-
-
 def _accumulate(name, kind, a, axis, dtype, out, keepdims, initial, where) -> Array:
     """sum and prod: convert to NumPy's accumulation dtype, reduce, fold in `initial`."""
-    plain = dtype is None and out is None and initial is NO_VALUE and where is NO_VALUE
-    if plain:
-        planned = _planned(name, kind, a, axis, keepdims)
-        if planned is not None:
-            return planned
+    if dtype is None and out is None and initial is NO_VALUE and where is NO_VALUE:
+        result = templated(name, a, axis, keepdims, lambda array: _accumulated(
+            name, kind, array, axis, None, None, keepdims, NO_VALUE, NO_VALUE))
+        if result is not None:
+            return result
+    return _accumulated(name, kind, a, axis, dtype, out, keepdims, initial, where)
+
+
+def _accumulated(name, kind, a, axis, dtype, out, keepdims, initial, where) -> Array:
     array = as_array(a, where=name)
     refuse_out(name, out)
     axes = reduction_axes(name, axis, array.ndim)
@@ -119,8 +84,6 @@ def _accumulate(name, kind, a, axis, dtype, out, keepdims, initial, where) -> Ar
         result = _with_initial(node, kind, axes, initial)
     else:
         result = reduce(node, kind, axes)
-        if plain:
-            _remember(name, a, axis, keepdims, result_dtype, axes)
     return wrap(keep_dimensions(result, array.shape, axes, keepdims_flag(keepdims)))
 
 
@@ -183,11 +146,15 @@ def _complex_arg_extreme(flat: Instruction, kind: str) -> Instruction:
 
 
 def _extreme(name, numpy_name, kind, a, axis, out, keepdims, initial, where) -> Array:
-    plain = out is None and initial is NO_VALUE and where is NO_VALUE
-    if plain:
-        planned = _planned(name, kind, a, axis, keepdims)
-        if planned is not None:
-            return planned
+    if out is None and initial is NO_VALUE and where is NO_VALUE:
+        result = templated(name, a, axis, keepdims, lambda array: _extreme_of(
+            name, numpy_name, kind, array, axis, None, keepdims, NO_VALUE, NO_VALUE))
+        if result is not None:
+            return result
+    return _extreme_of(name, numpy_name, kind, a, axis, out, keepdims, initial, where)
+
+
+def _extreme_of(name, numpy_name, kind, a, axis, out, keepdims, initial, where) -> Array:
     array = as_array(a, where=name)
     refuse_out(name, out)
     axes = reduction_axes(name, axis, array.ndim)
@@ -219,8 +186,6 @@ def _extreme(name, numpy_name, kind, a, axis, out, keepdims, initial, where) -> 
         if has_initial:
             start = filled(initial, node.dtype, result.shape)
             result = make("maximum" if kind == "max" else "minimum", [start, result])
-        elif plain:
-            _remember(name, a, axis, keepdims, node.dtype, axes)
     return wrap(keep_dimensions(result, array.shape, axes, keepdims_flag(keepdims)))
 
 
@@ -254,6 +219,15 @@ def ptp(a, axis=None, out=None, keepdims=NO_VALUE) -> Array:
 
 
 def _arg_extreme(name, kind, a, axis, out, keepdims) -> Array:
+    if out is None:
+        result = templated(name, a, axis, keepdims, lambda array: _arg_extreme_of(name, kind, array, axis, None,
+                                                                                 keepdims))
+        if result is not None:
+            return result
+    return _arg_extreme_of(name, kind, a, axis, out, keepdims)
+
+
+def _arg_extreme_of(name, kind, a, axis, out, keepdims) -> Array:
     array = as_array(a, where=name)
     refuse_out(name, out)
     node = array._node

@@ -35,6 +35,7 @@ from .reduction_support import (
     reduce,
     reduction_axes,
     refuse_out,
+    templated,
 )
 
 
@@ -81,6 +82,14 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=NO_VALUE, *, where=NO_VALU
 
     >>> la.mean(la.asarray([1, 2, 3, 4]))   # 2.5
     """
+    if dtype is None and out is None and where is NO_VALUE:
+        result = templated("mean", a, axis, keepdims, lambda array: _mean(array, axis, None, None, keepdims, NO_VALUE))
+        if result is not None:
+            return result
+    return _mean(a, axis, dtype, out, keepdims, where)
+
+
+def _mean(a, axis, dtype, out, keepdims, where) -> Array:
     array = as_array(a, where="mean")
     refuse_out("mean", out)
     _refuse_where("mean", where)

@@ -323,6 +323,30 @@ class Maker:
         return _interned(key, self.opdef, checked[0], checked[1], operands, local[1], checked[2])
 
 
+def replay(steps: tuple[tuple, ...], slots: list) -> list:
+    """Make the nodes of a recorded graph (hlo.template) on new leaves: `slots` holds the leaves,
+    and each step (op, `_local`, operand slots, shape, dtype, attribute map), whose rules gave
+    that shape, dtype and map on operands of these shapes and dtypes, appends its node, the
+    one a checked `make` gives (no rules run). Returns `slots`."""
+    intern_get = _INTERN.get
+    for opdef, local, positions, shape, dtype, attr_map in steps:
+        if len(positions) == 1:
+            operand = slots[positions[0]]
+            operands = (operand,)
+            key = (local, id(operand))
+        elif len(positions) == 2:
+            first, second = slots[positions[0]], slots[positions[1]]
+            operands = (first, second)
+            key = (local, id(first), id(second))
+        else:
+            operands = tuple([slots[position] for position in positions])
+            key = (local, *[id(operand) for operand in operands])
+        entry = intern_get(key)
+        found = entry() if entry is not None else None
+        slots.append(found if found is not None else _interned(key, opdef, shape, dtype, operands, local[1], attr_map))
+    return slots
+
+
 def _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map) -> Instruction:
     """The instruction for `key`: a new one from these checked fields unless one is interned."""
     instruction = _UNFROZEN_NEW(_Unfrozen)

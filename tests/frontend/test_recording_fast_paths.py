@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 import lazyarr as la
 from lazyarr.frontend import elementwise
 from lazyarr.hlo.instruction import interned_count, make
-
 from tests.strategies import arrays
 
 _OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.lt, operator.eq,
@@ -103,9 +102,10 @@ def test_memoized_int_signature_still_refuses_an_out_of_range_int():
     np.testing.assert_array_equal(np.asarray(x + 1), np.arange(4, dtype=np.int8) + 1)  # memoized
     with pytest.raises(OverflowError):
         x + 300  # noqa: B018  (NumPy 2 refuses a Python int out of int8's range)
-    # Comparisons never take the int memo: out of range they compare by value, as NumPy does.
-    assert (x < 5).dtype == np.bool_
+    # A comparison memoized in range still compares an int out of range by value, as NumPy does.
+    np.testing.assert_array_equal(np.asarray(x < 2), np.arange(4) < 2)
     np.testing.assert_array_equal(np.asarray(x < 300), np.ones(4, bool))
+    np.testing.assert_array_equal(np.asarray(x == -300), np.zeros(4, bool))
 
 
 def test_memoized_float_signature_keeps_negative_zero_and_nan_apart():
@@ -127,3 +127,69 @@ def test_intern_table_shares_equal_nodes_and_frees_dead_ones():
     for _ in range(10_000):  # dead entries are swept as the table grows: no unbounded table
         make("negate", [make("add", [x._node, x._node])])
     assert interned_count() <= baseline + 5
+
+
+# -- graph templates (hlo/template.py): reductions, mean and matmul replay a recorded graph ----
+_REDUCTIONS = ["sum", "prod", "max", "min", "mean", "argmax", "argmin", "any", "all"]
+
+
+@given(data=st.data(), name=st.sampled_from(_REDUCTIONS), dtype=st.sampled_from(_DTYPES),
+       shape=st.sampled_from([(), (3,), (2, 3), (2, 0), (2, 3, 4)]), keepdims=st.sampled_from([None, False, True]))
+def test_templated_reductions_make_the_general_paths_nodes(data, name, dtype, shape, keepdims):
+    value = data.draw(arrays(dtype, shape=st.just(shape)))
+    ndim = len(shape)
+    axis = data.draw(st.one_of(st.none(), st.integers(-ndim, ndim - 1) if ndim else st.none(),
+                               st.just(tuple(range(ndim)))))
+    if name in ("argmax", "argmin") and type(axis) is tuple:
+        axis = None
+    kwargs = {} if keepdims is None else {"keepdims": keepdims}
+    numpy_function = getattr(np, name)
+    try:
+        with np.errstate(all="ignore"):
+            expected = numpy_function(value, axis=axis, **kwargs)
+    except (ValueError, TypeError) as error:
+        with pytest.raises(type(error)):
+            getattr(la, name)(la.asarray(value), axis=axis, **kwargs)
+        return
+    lazy = la.asarray(value)
+    first = getattr(la, name)(lazy, axis=axis, **kwargs)  # records the template
+    second = getattr(la, name)(lazy, axis=axis, **kwargs)  # replays it
+    assert first._node is second._node
+    actual = np.asarray(second)
+    assert actual.shape == np.shape(expected) and actual.dtype == np.asarray(expected).dtype
+    if name in ("mean", "sum", "prod") and dtype.kind in "fc":
+        # Reassociated float sums (lazyarr's blocks vs NumPy's pairwise order): a few ULPs of the
+        # magnitudes summed, hence the scale of the largest term.
+        finite = np.abs(value[np.isfinite(value)])
+        scale = np.max(finite, initial=1.0) * max(value.size, 1)
+        np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=float(np.finfo(dtype).eps) * 8 * scale)
+    else:
+        np.testing.assert_array_equal(actual, expected)
+
+
+@given(data=st.data(), shapes=st.sampled_from([((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+                                                 ((5, 2, 3), (3, 4)), ((2, 3), (4, 5))]),
+       dtype=st.sampled_from([np.dtype("float64"), np.dtype("int32"), np.dtype("complex128")]))
+def test_templated_matmul_makes_the_general_paths_nodes(data, shapes, dtype):
+    left = data.draw(arrays(dtype, shape=st.just(shapes[0]), allow_edge=False))
+    right = data.draw(arrays(dtype, shape=st.just(shapes[1]), allow_edge=False))
+    a, b = la.asarray(left), la.asarray(right)
+    if shapes[0][-1] != shapes[1][-2 if len(shapes[1]) > 1 else -1]:
+        for _ in range(2):  # a shape mismatch raises every time: nothing is remembered
+            with pytest.raises(ValueError):
+                a @ b  # noqa: B018
+        return
+    first, second = a @ b, a @ b
+    assert first._node is second._node
+    with np.errstate(all="ignore"):  # huge drawn values overflow in NumPy and lazyarr alike
+        np.testing.assert_allclose(np.asarray(second), left @ right, rtol=1e-12)
+
+
+def test_a_graph_reading_another_array_is_not_a_template():
+    from lazyarr.hlo import template
+
+    other = la.asarray(np.ones(3, np.float32))
+    x = la.asarray(np.arange(3, dtype=np.float32))
+    assert template.record(lambda node: make("add", [node, other._node]), (x._node,)) is None
+    recorded = template.record(lambda node: make("negate", [make("exp", [node])]), (x._node,))
+    assert recorded(x._node) is make("negate", [make("exp", [x._node])])

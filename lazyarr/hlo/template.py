@@ -1,0 +1,101 @@
+"""Graph templates: what a frontend function builds, recorded once per operand signature and
+made again on new operands at interning speed.
+
+A NumPy function such as `mean` or `matmul` makes several nodes after checks and dtype rules
+that depend only on its operands' shapes and dtypes and its static arguments. A loop calling
+it on new operands every step would run all of that again. A `Template` is the function's
+graph recorded once on fresh parameter leaves: replaying it on new operands makes each node
+with the recorded op, attributes, shape and dtype (no rules run, no attributes frozen), through
+the intern table, so the nodes are exactly the ones the function itself would make.
+
+Only a graph that is a function of its parameters and constants is a template: a build that
+reads another array (a captured leaf) cannot be replayed on other operands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+from .instruction import Instruction, fresh_parameter, replay
+
+
+class Template:
+    """A recorded graph: replay with `template(*operands)` (same shapes and dtypes as recorded)."""
+
+    __slots__ = ("fixed", "steps", "output")
+
+    def __init__(self, fixed: tuple[Instruction, ...], steps: tuple[tuple, ...], output: int):
+        # Slots at replay: the operands, then `fixed` (constants), then one per step in order.
+        self.fixed, self.steps, self.output = fixed, steps, output
+
+    def __call__(self, *operands: Instruction) -> Instruction:
+        return replay(self.steps, [*operands, *self.fixed])[self.output]
+
+
+def record(build: Callable[..., Instruction], operands: tuple[Instruction, ...]) -> Template | None:
+    """`build`'s graph on parameters shaped like `operands`, as a Template; None when the
+    graph reads anything but its parameters and constants (it cannot be replayed)."""
+    parameters = tuple(fresh_parameter(operand.shape, operand.dtype) for operand in operands)
+    output = build(*parameters)
+    slot = {id(parameter): index for index, parameter in enumerate(parameters)}
+    fixed: list[Instruction] = []
+    steps: list[tuple] = []
+    stack = [(output, False)]
+    opened: set[int] = set()
+    while stack:  # iterative post order
+        node, expanded = stack.pop()
+        if id(node) in slot or (not expanded and id(node) in opened):
+            continue
+        if not node.operands or node.constant_only:
+            if not node.constant_only:
+                return None  # a leaf that is not one of the parameters
+            fixed.append(node)
+            slot[id(node)] = None  # numbered below, once the count of parameters is known
+            continue
+        if not expanded:
+            opened.add(id(node))
+            stack.append((node, True))
+            stack.extend((operand, False) for operand in reversed(node.operands) if id(operand) not in slot)
+            continue
+        steps.append(node)
+        slot[id(node)] = None
+    for index, node in enumerate(fixed):
+        slot[id(node)] = len(parameters) + index
+    base = len(parameters) + len(fixed)
+    for index, node in enumerate(steps):
+        slot[id(node)] = base + index
+    recorded = tuple(
+        (node.op, node._local, tuple(slot[id(operand)] for operand in node.operands), node.shape, node.dtype,
+         node._attr_map)
+        for node in steps
+    )
+    return Template(tuple(fixed), recorded, slot[id(output)])
+
+
+class Templates:
+    """A function's templates by key; the key must fix the operands' shapes and dtypes and
+    every argument the build depends on. At most `limit` kept (cleared when full)."""
+
+    __slots__ = ("_templates", "_limit")
+
+    def __init__(self, limit: int = 1024):
+        self._templates: dict[Hashable, Template | None] = {}
+        self._limit = limit
+
+    def build(self, key: Hashable, build: Callable[..., Instruction], *operands: Instruction) -> Instruction:
+        """`build(*operands)`, replayed from the template under `key` (recorded on a miss)."""
+        try:
+            template = self._templates.get(key, _MISSING)
+        except TypeError:  # an unhashable argument in the key: no template
+            return build(*operands)
+        if template is _MISSING:
+            template = record(build, operands)  # raises what build raises: nothing kept
+            if len(self._templates) >= self._limit:
+                self._templates.clear()
+            self._templates[key] = template
+        if template is None:
+            return build(*operands)
+        return template(*operands)
+
+
+_MISSING = object()
