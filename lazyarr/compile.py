@@ -71,12 +71,14 @@ def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scala
                 if id(node) in position:
                     continue
                 operands = node.operands
+                # `_identity` stands for `_local` (a small int for plain attributes: the key
+                # hashes and compares at once).
                 if len(operands) == 1:
-                    signature.append((node._local, position[id(operands[0])]))
+                    signature.append((node._identity, position[id(operands[0])]))
                 elif len(operands) == 2:
-                    signature.append((node._local, position[id(operands[0])], position[id(operands[1])]))
+                    signature.append((node._identity, position[id(operands[0])], position[id(operands[1])]))
                 else:
-                    signature.append((node._local, *[position[id(operand)] for operand in operands]))
+                    signature.append((node._identity, *[position[id(operand)] for operand in operands]))
             else:
                 if id(node) in position:
                     continue

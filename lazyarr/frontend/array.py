@@ -169,7 +169,7 @@ def track_pending(array: Array) -> None:
     node = array._node
     phase = None
     if node.depth >= budget:
-        phase = (node._local, node.shape, node.dtype)
+        phase = (node._identity, node.shape, node.dtype)
         if phase != _PENDING.phase and _PENDING.phase is not None and node.depth < budget + budget // 2:
             phase = None  # not the op the last cut happened at: wait for it
     if phase is None:

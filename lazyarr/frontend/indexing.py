@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import dtypes
 from ..hlo import Instruction, Maker, bind, constant, make
+from ..hlo.template import Templates
 from .array import Array, leaf_for
 from .core import as_array, broadcast_to, contains_lazy, convert, wrap
 from .elements import Element
@@ -336,10 +337,22 @@ def setitem(array, key, value) -> Array:
     >>> np.asarray(setitem(x, [0, 2], 0))
     array([0, 1, 0, 3, 4])
     """
+    plain = type(key) is int or _is_plain_basic(key)
+    if plain and type(array) is Array and type(value) is Array:  # hot: `u[1:-1, 1:-1] = ...` in a loop
+        recipe = basic_key(array.shape, key)  # raises IndexError for a bad key
+        base, update = array._node, value._node
+        signature = (recipe, base.shape, base.dtype, update.shape, update.dtype)
+        return wrap(_SETITEMS.build(signature, lambda node, new: _written(
+            node, recipe.plan, _update_node(wrap(new), node.dtype, recipe.plan.result_shape(), False)), base, update))
     array = as_array(array, where="__setitem__")
-    plan = basic_key(array.shape, key).plan if type(key) is int or _is_plain_basic(key) else parse_key(array.shape, key)
+    plan = basic_key(array.shape, key).plan if plain else parse_key(array.shape, key)
     update = _update_node(value, array.dtype, plan.result_shape(), plan.is_advanced)
     return wrap(_written(array._node, plan, update))
+
+
+# `array[basic key] = array` by (key's recipe, both signatures): the graph replayed
+# (hlo/template.py), the value's conversion and broadcast checks skipped.
+_SETITEMS = Templates()
 
 
 def _written(node: Instruction, plan: IndexPlan, update: Instruction) -> Instruction:

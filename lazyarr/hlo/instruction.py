@@ -84,7 +84,8 @@ class _Fields:
     # evaluator bound to this node (its computed value), or None; the only mutable field.
     # depth: the longest chain of operations from a leaf (0 for parameters and constants).
     # constant_only: no parameter anywhere below (a function of constants alone).
-    __slots__ = ("op", "shape", "dtype", "operands", "attrs", "_attr_map", "_local", "_bound", "depth",
+    # _identity: local_key(_local), what stands for _local in keys (the compile driver's too).
+    __slots__ = ("op", "shape", "dtype", "operands", "attrs", "_attr_map", "_local", "_identity", "_bound", "depth",
                  "constant_only", "__weakref__")
 
 
@@ -167,6 +168,33 @@ _NO_ATTRIBUTES = MappingProxyType({})
 _LOCALS: dict[tuple, tuple] = {}
 # (op, attributes, operand shapes and dtypes) -> (shape, dtype, attribute map) the op's rules gave.
 _CHECKED: dict[tuple, tuple] = {}
+# A plain `_local` -> the int standing for it in the keys of _INTERN and _CHECKED: a tuple of
+# attributes is hashed element by element at every lookup (four per new slice or broadcast),
+# an int at once. Never cleared, so a number always means one local; past the bound, and for
+# locals holding a Literal or Computation, the local stands for itself.
+_LOCAL_KEYS: dict[tuple, int] = {}
+_LOCAL_NUMBERS = itertools.count()
+_LOCAL_KEYS_LIMIT = 1 << 20
+# op name -> (its attribute-less local, that local's key): make_plain's key without hashing.
+_PLAIN_LOCALS: dict[str, tuple] = {}
+
+
+def local_key(local: tuple):
+    """What stands for the node identity `local` (op, attributes) in the intern table's keys."""
+    key = _LOCAL_KEYS.get(local)
+    if key is None:
+        if len(_LOCAL_KEYS) >= _LOCAL_KEYS_LIMIT or not all(issubclass(kind, _PLAIN_OR_TUPLE) for kind in local[2]):
+            return local
+        key = _LOCAL_KEYS.setdefault(local, next(_LOCAL_NUMBERS))  # atomic: racing threads agree
+    return key
+
+
+def _plain_local(name: str) -> tuple:
+    plain = _PLAIN_LOCALS.get(name)
+    if plain is None:
+        local = (name, (), ())
+        plain = _PLAIN_LOCALS[name] = (local, local_key(local))
+    return plain
 
 
 def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Instruction:
@@ -190,22 +218,24 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
             attrs = {**opdef.optional_attrs, **attrs}
         given = (opdef.name, tuple(attrs.items()), tuple([type(value) for value in attrs.values()]))
         try:
-            local = _LOCALS.get(given)
+            remembered = _LOCALS.get(given)
         except TypeError:  # an unhashable value (a list): frozen below, not remembered
-            local, given = None, None
-        if local is None:
+            remembered, given = None, None
+        if remembered is None:
             attr_tuple = tuple(sorted([(name, _freeze(value)) for name, value in attrs.items()]))
             # Types join the key: `True == 1` and `1 == 1.0` must not make two instructions one.
             local = (opdef.name, attr_tuple, tuple([type(value) for _, value in attr_tuple]))
+            remembered = (local, local_key(local))
             if given is not None and all(issubclass(kind, _PLAIN_OR_TUPLE) for kind in local[2]):
                 if len(_LOCALS) >= 8192:
                     _LOCALS.clear()
-                _LOCALS[given] = local
+                _LOCALS[given] = remembered
+        local, identity = remembered
         attr_tuple = local[1]
     else:
         attr_tuple = ()
-        local = (opdef.name, (), ())
-    key = (local, *[id(operand) for operand in operands])
+        local, identity = _plain_local(opdef.name)
+    key = (identity, *[id(operand) for operand in operands])
     entry = _INTERN.get(key)
     if entry is not None:
         found = entry()
@@ -216,14 +246,14 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
     count = len(operands)
     if count == 2:
         first, second = operands
-        signature = (key[0], first.shape, first.dtype, second.shape, second.dtype)
+        signature = (identity, first.shape, first.dtype, second.shape, second.dtype)
     elif count == 1:
-        signature = (key[0], operands[0].shape, operands[0].dtype)
+        signature = (identity, operands[0].shape, operands[0].dtype)
     else:
-        signature = (key[0], *[part for operand in operands for part in (operand.shape, operand.dtype)])
+        signature = (identity, *[part for operand in operands for part in (operand.shape, operand.dtype)])
     checked = _CHECKED.get(signature)
     if checked is not None:
-        return _interned(key, opdef, checked[0], checked[1], operands, attr_tuple, checked[2])
+        return _interned(key, local, opdef, checked[0], checked[1], operands, checked[2])
     if opdef.arity is not None and len(operands) != opdef.arity:
         raise HloError(f"{opdef.name}: expects {opdef.arity} operands, got {len(operands)}")
     missing = [name for name in opdef.attrs if name not in attrs]
@@ -237,11 +267,11 @@ def make(op: str | OpDef, operands: Sequence[Instruction] = (), **attrs) -> Inst
     dtype = opdef.dtype_rule(operands, attr_map)
     if not isinstance(dtype, np.dtype):
         dtype = np.dtype(dtype)
-    if all(issubclass(kind, _PLAIN_OR_TUPLE) for kind in key[0][2]):  # never keep a Literal or Computation alive
+    if all(issubclass(kind, _PLAIN_OR_TUPLE) for kind in local[2]):  # never keep a Literal or Computation alive
         if len(_CHECKED) >= 8192:
             _CHECKED.clear()
         _CHECKED[signature] = (shape, dtype, attr_map)
-    return _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map)
+    return _interned(key, local, opdef, shape, dtype, operands, attr_map)
 
 
 def make_plain(opdef: OpDef, operands: tuple[Instruction, ...]) -> Instruction:
@@ -251,11 +281,12 @@ def make_plain(opdef: OpDef, operands: tuple[Instruction, ...]) -> Instruction:
     op whose rules have not yet run on these operand types goes through make()."""
     if opdef.optional_attrs:
         return make(opdef, operands)
+    local, identity = _plain_local(opdef.name)
     if len(operands) == 2:
         first, second = operands
-        key = ((opdef.name, (), ()), id(first), id(second))
+        key = (identity, id(first), id(second))
     else:
-        key = ((opdef.name, (), ()), *[id(operand) for operand in operands])
+        key = (identity, *[id(operand) for operand in operands])
     entry = _INTERN.get(key)
     if entry is not None:
         found = entry()
@@ -264,15 +295,15 @@ def make_plain(opdef: OpDef, operands: tuple[Instruction, ...]) -> Instruction:
     if len(operands) == 2:
         if type(first) is not Instruction or type(second) is not Instruction:
             return make(opdef, operands)  # make() names the bad operand
-        signature = (key[0], first.shape, first.dtype, second.shape, second.dtype)
+        signature = (identity, first.shape, first.dtype, second.shape, second.dtype)
     elif len(operands) == 1 and type(operands[0]) is Instruction:
-        signature = (key[0], operands[0].shape, operands[0].dtype)
+        signature = (identity, operands[0].shape, operands[0].dtype)
     else:
         return make(opdef, operands)
     checked = _CHECKED.get(signature)
     if checked is None:
         return make(opdef, operands)
-    return _interned(key, opdef, checked[0], checked[1], operands, (), checked[2])
+    return _interned(key, local, opdef, checked[0], checked[1], operands, checked[2])
 
 
 class Maker:
@@ -282,7 +313,7 @@ class Maker:
     attributes. The same node make() gives; the op's rules run through make() the first time
     they meet an operand signature, and always for attributes make() would not remember."""
 
-    __slots__ = ("opdef", "attrs", "local")
+    __slots__ = ("opdef", "attrs", "local", "identity")
 
     def __init__(self, op: str | OpDef, **attrs):
         self.opdef = op if type(op) is OpDef else get(op)
@@ -291,6 +322,7 @@ class Maker:
         types = tuple([type(value) for _, value in frozen])
         plain = all(issubclass(kind, _PLAIN_OR_TUPLE) for kind in types)
         self.local = (self.opdef.name, frozen, types) if plain else None
+        self.identity = None if self.local is None else local_key(self.local)
 
     def __call__(self, *operands: Instruction) -> Instruction:
         local = self.local
@@ -300,63 +332,65 @@ class Maker:
             operand = operands[0]
             if type(operand) is not Instruction:
                 return make(self.opdef, operands, **self.attrs)  # make() names the bad operand
-            key = (local, id(operand))
+            key = (self.identity, id(operand))
             entry = _INTERN.get(key)
             if entry is not None:
                 found = entry()
                 if found is not None:
                     return found
-            checked = _CHECKED.get((local, operand.shape, operand.dtype))
+            checked = _CHECKED.get((self.identity, operand.shape, operand.dtype))
         else:
             for operand in operands:
                 if type(operand) is not Instruction:
                     return make(self.opdef, operands, **self.attrs)
-            key = (local, *[id(operand) for operand in operands])
+            key = (self.identity, *[id(operand) for operand in operands])
             entry = _INTERN.get(key)
             if entry is not None:
                 found = entry()
                 if found is not None:
                     return found
-            checked = _CHECKED.get((local, *[part for operand in operands for part in (operand.shape, operand.dtype)]))
+            checked = _CHECKED.get(
+                (self.identity, *[part for operand in operands for part in (operand.shape, operand.dtype)]))
         if checked is None:
             return make(self.opdef, operands, **self.attrs)
-        return _interned(key, self.opdef, checked[0], checked[1], operands, local[1], checked[2])
+        return _interned(key, local, self.opdef, checked[0], checked[1], operands, checked[2])
 
 
 def replay(steps: tuple[tuple, ...], slots: list) -> list:
     """Make the nodes of a recorded graph (hlo.template) on new leaves: `slots` holds the leaves,
-    and each step (op, `_local`, operand slots, shape, dtype, attribute map), whose rules gave
+    and each step (op, `_local`, its `local_key`, operand slots, shape, dtype, attribute map), whose rules gave
     that shape, dtype and map on operands of these shapes and dtypes, appends its node, the
     one a checked `make` gives (no rules run). Returns `slots`."""
     intern_get = _INTERN.get
-    for opdef, local, positions, shape, dtype, attr_map in steps:
+    for opdef, local, identity, positions, shape, dtype, attr_map in steps:
         if len(positions) == 1:
             operand = slots[positions[0]]
             operands = (operand,)
-            key = (local, id(operand))
+            key = (identity, id(operand))
         elif len(positions) == 2:
             first, second = slots[positions[0]], slots[positions[1]]
             operands = (first, second)
-            key = (local, id(first), id(second))
+            key = (identity, id(first), id(second))
         else:
             operands = tuple([slots[position] for position in positions])
-            key = (local, *[id(operand) for operand in operands])
+            key = (identity, *[id(operand) for operand in operands])
         entry = intern_get(key)
         found = entry() if entry is not None else None
-        slots.append(found if found is not None else _interned(key, opdef, shape, dtype, operands, local[1], attr_map))
+        slots.append(found if found is not None else _interned(key, local, opdef, shape, dtype, operands, attr_map))
     return slots
 
 
-def _interned(key, opdef, shape, dtype, operands, attr_tuple, attr_map) -> Instruction:
+def _interned(key, local, opdef, shape, dtype, operands, attr_map) -> Instruction:
     """The instruction for `key`: a new one from these checked fields unless one is interned."""
     instruction = _UNFROZEN_NEW(_Unfrozen)
     instruction.op = opdef
     instruction.shape = shape
     instruction.dtype = dtype
     instruction.operands = operands
-    instruction.attrs = attr_tuple
+    instruction.attrs = local[1]
     instruction._attr_map = attr_map
-    instruction._local = key[0]
+    instruction._local = local
+    instruction._identity = key[0]
     instruction._bound = None
     count = len(operands)
     if count == 2:  # the common cases unrolled: this runs for every recorded op
@@ -430,7 +464,7 @@ def fresh_parameter(shape, dtype) -> Instruction:
     leaf.operands = ()
     leaf.attrs = attr_tuple = (("dtype", dtype), ("number", number), ("shape", shape))  # as make()
     leaf._attr_map = MappingProxyType({"dtype": dtype, "number": number, "shape": shape})
-    leaf._local = ("parameter", attr_tuple, attribute_types)
+    leaf._local = leaf._identity = ("parameter", attr_tuple, attribute_types)  # unique: never a key
     leaf._bound = None
     leaf.depth = 0
     leaf.constant_only = False

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
-from .instruction import Instruction, fresh_parameter, replay
+from .instruction import Instruction, fresh_parameter, local_key, replay
 
 
 class Template:
@@ -65,8 +65,8 @@ def record(build: Callable[..., Instruction], operands: tuple[Instruction, ...])
     for index, node in enumerate(steps):
         slot[id(node)] = base + index
     recorded = tuple(
-        (node.op, node._local, tuple(slot[id(operand)] for operand in node.operands), node.shape, node.dtype,
-         node._attr_map)
+        (node.op, node._local, local_key(node._local), tuple(slot[id(operand)] for operand in node.operands),
+         node.shape, node.dtype, node._attr_map)
         for node in steps
     )
     return Template(tuple(fixed), recorded, slot[id(output)])
