@@ -49,6 +49,10 @@ def getitem(array, key) -> Array:
     array([[ 7,  5],
            [11,  9]])
     """
+    if type(key) is tuple and type(array) is Array and array._node._bound is None:
+        recipe = _plain_tuple_key(array._node.shape, key)  # hot: `u[1:-1, 1:-1]` of a lazy array
+        if recipe is not None and recipe.is_view:
+            return make_view(array, recipe.read, recipe.write, layout=recipe.layout)
     if type(key) is int or (type(key) is tuple and _all_ints(key)):
         element = _element_read(array, key)
         if element is not None:
@@ -115,13 +119,13 @@ def _basic_getitem(array: Array, key) -> Array:
             if node._bound is None:
                 value.flags.writeable = False
                 bind(node, value)
-            return make_view(array, recipe.read, recipe.write, node=node, layout=recipe.plan.view_layout)
+            return make_view(array, recipe.read, recipe.write, node=node, layout=recipe.layout)
         elif value is not None:
             return Element(value)
     recipe = basic_key(array.shape, key)
     if not recipe.is_view:  # integers for every axis: NumPy returns a scalar, a copy
         return wrap(recipe.read(array._node))
-    return make_view(array, recipe.read, recipe.write, layout=recipe.plan.view_layout)
+    return make_view(array, recipe.read, recipe.write, layout=recipe.layout)
 
 
 def _host_mask_selection(array: Array, mask: Array) -> Array | None:
@@ -154,7 +158,7 @@ class BasicKey:
     `read(base node)` and `write(base node, update)` functions. Memoized per (shape, key): a
     loop slicing `u[1:-1, 1:-1]` every step parses the key once, not every time."""
 
-    __slots__ = ("plan", "is_view", "picked", "slicing", "result_shape", "read", "write")
+    __slots__ = ("plan", "is_view", "picked", "slicing", "result_shape", "read", "write", "layout")
 
     def __init__(self, shape: tuple, key):
         plan = self.plan = parse_key(shape, key)  # raises IndexError as NumPy does
@@ -177,6 +181,7 @@ class BasicKey:
                         Maker("reshape", shape=self.result_shape))
         self.read = self._read
         self.write = self._write
+        self.layout = plan.view_layout
 
     def _read(self, node: Instruction) -> Instruction:
         if self.picked is not None:
@@ -212,6 +217,26 @@ def basic_key(shape: tuple, key) -> BasicKey:
     return recipe
 
 
+def _plain_tuple_key(shape: tuple, key: tuple) -> BasicKey | None:
+    """basic_key(shape, key) for a tuple `key` of ints, slices, None and Ellipsis; None for any
+    other tuple. One pass does both the check and the memo key (`_is_plain_basic`, `_hashable`)."""
+    parts = []
+    for item in key:
+        kind = type(item)
+        if kind is slice:
+            parts.append((slice, item.start, item.stop, item.step))
+        elif kind is int or item is None or item is Ellipsis:
+            parts.append(item)
+        else:
+            return None
+    memo = (shape, tuple(parts))
+    try:
+        recipe = _BASIC_KEYS.get(memo)
+    except TypeError:  # a slice bound that is an array: the general path
+        return None
+    return recipe if recipe is not None else basic_key(shape, key)
+
+
 def _hashable(item):
     """A key item as a dict key (slices are unhashable before Python 3.12); `slice` tags
     slices apart from tuples of ints."""
@@ -228,7 +253,7 @@ def _view_of_buffer(array: Array, value: np.ndarray, key) -> Array:
     `array`, and later writes to `array` re-read through the graph (views.py).
     """
     recipe = basic_key(array.shape, key)
-    return make_view(array, recipe.read, recipe.write, node=leaf_for(value), layout=recipe.plan.view_layout)
+    return make_view(array, recipe.read, recipe.write, node=leaf_for(value), layout=recipe.layout)
 
 
 def _is_view(plan: IndexPlan) -> bool:
