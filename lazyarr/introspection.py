@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import warnings
 from dataclasses import dataclass, field
 
+from . import shapes
 from ._files import create_new
 from .hlo.text import print_module
 
@@ -59,7 +61,7 @@ def explanation_for(backend_name: str, hlo_before: str, executable, cache_hit: b
     return Explanation(
         backend=backend_name,
         hlo_before=hlo_before,
-        hlo_after=print_module(module) if module is not None else hlo_before,
+        hlo_after=named_symbolic_sizes(print_module(module)) if module is not None else hlo_before,
         num_kernels=kernels,
         fusion_decisions=list(getattr(report, "decisions", []) or []),
         fusion_report=report,
@@ -68,6 +70,22 @@ def explanation_for(backend_name: str, hlo_before: str, executable, cache_hit: b
         ptx=getattr(executable, "ptx", ""),
         cache_hit=cache_hit,
     )
+
+
+_LARGE_INTEGER = re.compile(r"\d{13,}")
+
+
+def named_symbolic_sizes(text: str) -> str:
+    """HLO text with each symbolic size (a placeholder, shapes.placeholder) shown as `s<k>`, the
+    k-th size the executable reads at run time, instead of the placeholder's raw number."""
+    def name(match):
+        value = int(match.group())
+        return f"s{shapes.placeholder_index(value)}" if shapes.is_symbolic_size(value) else match.group()
+
+    named = _LARGE_INTEGER.sub(name, text)
+    if named == text:
+        return text
+    return "// s0, s1, ...: symbolic sizes (one executable serves every size; read at run time)\n" + named
 
 
 _MODULE_NUMBERS = itertools.count()

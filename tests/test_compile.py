@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -15,6 +16,16 @@ def vectors(count, size=1000, seed=0):
     rng = np.random.default_rng(seed)
     values = [rng.standard_normal(size).astype(np.float32) for _ in range(count)]
     return values, [la.asarray(value) for value in values]
+
+
+def test_explain_names_symbolic_sizes_instead_of_printing_placeholders(cpu_backend):
+    (x, y, _), (lx, ly, _) = vectors(3, size=777)
+    report = la.explain(la.exp(lx) * ly)
+    if "s0" not in report.hlo_after:
+        pytest.skip("this module kept concrete sizes")
+    assert "f32[s0]" in report.hlo_after
+    assert not re.search(r"\d{13,}", report.hlo_after), report.hlo_after  # no raw placeholder numbers
+    assert "777" not in report.hlo_after  # one executable for every size: the size is not in it
 
 
 def test_sum_of_fused_expression_is_one_kernel_without_temporaries(cpu_backend):
