@@ -127,11 +127,22 @@ class Instruction(_Fields):
         return result
 
     def attr(self, name: str):
-        return self._attr_map[name]
+        attributes = self._attr_map
+        if attributes is None:
+            attributes = self._built_attributes()
+        return attributes[name]
 
     @property
     def attributes(self) -> Mapping[str, object]:
-        return self._attr_map
+        attributes = self._attr_map
+        return self._built_attributes() if attributes is None else attributes
+
+    def _built_attributes(self) -> Mapping[str, object]:
+        """The attribute map of a leaf made by fresh_parameter, built when first asked for (every
+        evaluation and `la.jit` call makes leaves; few are ever asked for an attribute)."""
+        attributes = MappingProxyType(dict(self.attrs))
+        object.__setattr__(self, "_attr_map", attributes)
+        return attributes
 
     def __repr__(self):
         attrs = ", ".join(f"{key}={value!r}" for key, value in self.attrs)
@@ -463,7 +474,7 @@ def fresh_parameter(shape, dtype) -> Instruction:
     leaf.dtype = dtype
     leaf.operands = ()
     leaf.attrs = attr_tuple = (("dtype", dtype), ("number", number), ("shape", shape))  # as make()
-    leaf._attr_map = MappingProxyType({"dtype": dtype, "number": number, "shape": shape})
+    leaf._attr_map = None  # built when asked for: Instruction._built_attributes
     leaf._local = leaf._identity = ("parameter", attr_tuple, attribute_types)  # unique: never a key
     leaf._bound = None
     leaf.depth = 0
