@@ -405,8 +405,8 @@ _SCALAR_OPERANDS: dict[tuple, Instruction] = {}
 
 
 def _remember_direct(name, ufunc, build, operands, nodes, result) -> None:
-    """Enter in _DIRECT how `apply` just built `result` from two operands, when it was one
-    node of their nodes, each as it is, broadcast, or (a Python int or float) a constant."""
+    """Enter in _DIRECT how `apply` just built `result`, when it was one node of the operands'
+    nodes: an array as it is or broadcast, a Python int or float as its constant."""
     if ufunc is np.power or result.operands != tuple(nodes) or len(_DIRECT) >= 4096:
         return
     if len(operands) == 1:
