@@ -45,7 +45,7 @@ def _is_bound(node: Instruction) -> bool:
 def leaf_for(buffer) -> Instruction:
     """A fresh parameter leaf bound to `buffer` (which must never be written again)."""
     if isinstance(buffer, np.ndarray):  # device buffers have no read-only flag: never written either
-        buffer.flags.writeable = False
+        buffer.setflags(write=False)
     leaf = fresh_parameter(buffer.shape, buffer.dtype)
     bind(leaf, buffer)
     return leaf
@@ -105,6 +105,13 @@ def host_copy(buffer) -> np.ndarray:
 def evaluate_arrays(arrays: Iterable[Array]) -> None:
     """Evaluate every unevaluated array among `arrays` as one module, sharing common work."""
     _PENDING.phase = None  # a program's own evaluation point: its later cuts start afresh
+    if type(arrays) in (list, tuple) and len(arrays) == 1 and type(arrays[0]) is Array:  # `x.eval()`, `np.asarray(x)`
+        array = arrays[0]
+        node = array._node
+        if node._bound is None:
+            tracing.check_concrete([node], _is_bound)
+            array._node = _kept(node, evaluate_graph([node], bound_buffer)[0])
+        return
     pending: list[Array] = []
     seen: set[int] = set()
     for array in arrays:
@@ -118,18 +125,21 @@ def evaluate_arrays(arrays: Iterable[Array]) -> None:
     nodes = [array._node for array in pending]
     tracing.check_concrete(nodes, _is_bound)  # inside la.jit: a clear error, not a crash
     results = evaluate_graph(nodes, bound_buffer)
-    by_node = {}
-    for node, result in zip(nodes, results):
-        # Host results may come back as NumPy scalars; device buffers stay on their device.
-        buffer = result if type(result) is np.ndarray or not isinstance(result, np.generic) else np.asarray(result)
-        # Values of constants alone are shared by every graph on every device (and cheap to
-        # recompute): they stay unbound, computed where each graph runs.
-        if not node.constant_only:
-            bind(node, buffer)
-        by_node[id(node)] = leaf_for(buffer)
+    by_node = {id(node): _kept(node, result) for node, result in zip(nodes, results)}
     for array in arrays:
         if id(array._node) in by_node:
             array._node = by_node[id(array._node)]
+
+
+def _kept(node: Instruction, result) -> Instruction:
+    """Bind an evaluation's `result` to `node`; the leaf that stands for the value from now on."""
+    # Host results may come back as NumPy scalars; device buffers stay on their device.
+    buffer = result if type(result) is np.ndarray or not isinstance(result, np.generic) else np.asarray(result)
+    # Values of constants alone are shared by every graph on every device (and cheap to
+    # recompute): they stay unbound, computed where each graph runs.
+    if not node.constant_only:
+        bind(node, buffer)
+    return leaf_for(buffer)
 
 
 # -- bounded pending work ----------------------------------------------------------------------
@@ -282,7 +292,7 @@ class Array:
         if type(buffer) is not np.ndarray:
             return host_copy(buffer)
         view = buffer.view()
-        view.flags.writeable = False
+        view.setflags(write=False)
         return view
 
     def __array__(self, dtype=None, copy=None):
