@@ -217,7 +217,7 @@ class Array:
             raise TypeError("Array wraps an HLO Instruction; use lazyarr.asarray to make arrays")
         self._node = node
         self._base = self._views = None
-        if node.depth:
+        if node.depth * 2 >= _flags.FLAGS.max_pending_depth:  # (track_pending's first test, inline: hot)
             track_pending(self)
 
     # -- metadata: never evaluates ---------------------------------------------------------
