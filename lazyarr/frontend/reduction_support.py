@@ -32,16 +32,16 @@ def is_given(value) -> bool:
 _TEMPLATES = Templates()
 
 
-def templated(name: str, a, axis, keepdims, build: Callable[[Array], Array]) -> Array | None:
-    """`build(a)` replayed from its graph template (hlo/template.py) for a plain call: `a` a lazy
-    array, `axis` None, an int or a tuple of ints, `keepdims` a bool or not given; None for any
-    other call (the caller runs its general path). `x.sum(axis=-1)` or `x.mean()` in a loop then
+def templated(name: str, a, axis, keepdims, build: Callable[[Array], Array], *, plain: bool) -> Array:
+    """`build(a)`, replayed from its graph template (hlo/template.py) for a plain call: `plain`
+    (the caller's other arguments at their defaults), `a` a lazy array, `axis` None, an int or a
+    tuple of ints, `keepdims` a bool or not given. `x.sum(axis=-1)` or `x.mean()` in a loop then
     makes its nodes without running the checks and dtype rules again."""
-    if type(a) is not Array or not (keepdims is NO_VALUE or type(keepdims) is bool):
-        return None
+    if not plain or type(a) is not Array or not (keepdims is NO_VALUE or type(keepdims) is bool):
+        return build(a)
     # `axis=0.0` equals `axis=0` as a key and must still raise TypeError: exact types only.
     if not (axis is None or type(axis) is int or type(axis) is tuple and _all_int(axis)):
-        return None
+        return build(a)
     key = (name, a._node.shape, a._node.dtype, axis, keepdims)
     return Array(_TEMPLATES.build(key, lambda node: build(Array(node))._node, a._node))
 

@@ -58,12 +58,9 @@ def _has_initial(name: str, initial, dtype) -> bool:
 
 def _accumulate(name, kind, a, axis, dtype, out, keepdims, initial, where) -> Array:
     """sum and prod: convert to NumPy's accumulation dtype, reduce, fold in `initial`."""
-    if dtype is None and out is None and initial is NO_VALUE and where is NO_VALUE:
-        result = templated(name, a, axis, keepdims, lambda array: _accumulated(
-            name, kind, array, axis, None, None, keepdims, NO_VALUE, NO_VALUE))
-        if result is not None:
-            return result
-    return _accumulated(name, kind, a, axis, dtype, out, keepdims, initial, where)
+    return templated(name, a, axis, keepdims,
+                     lambda array: _accumulated(name, kind, array, axis, dtype, out, keepdims, initial, where),
+                     plain=dtype is None and out is None and initial is NO_VALUE and where is NO_VALUE)
 
 
 def _accumulated(name, kind, a, axis, dtype, out, keepdims, initial, where) -> Array:
@@ -146,12 +143,9 @@ def _complex_arg_extreme(flat: Instruction, kind: str) -> Instruction:
 
 
 def _extreme(name, numpy_name, kind, a, axis, out, keepdims, initial, where) -> Array:
-    if out is None and initial is NO_VALUE and where is NO_VALUE:
-        result = templated(name, a, axis, keepdims, lambda array: _extreme_of(
-            name, numpy_name, kind, array, axis, None, keepdims, NO_VALUE, NO_VALUE))
-        if result is not None:
-            return result
-    return _extreme_of(name, numpy_name, kind, a, axis, out, keepdims, initial, where)
+    return templated(name, a, axis, keepdims,
+                     lambda array: _extreme_of(name, numpy_name, kind, array, axis, out, keepdims, initial, where),
+                     plain=out is None and initial is NO_VALUE and where is NO_VALUE)
 
 
 def _extreme_of(name, numpy_name, kind, a, axis, out, keepdims, initial, where) -> Array:
@@ -219,12 +213,8 @@ def ptp(a, axis=None, out=None, keepdims=NO_VALUE) -> Array:
 
 
 def _arg_extreme(name, kind, a, axis, out, keepdims) -> Array:
-    if out is None:
-        result = templated(name, a, axis, keepdims, lambda array: _arg_extreme_of(name, kind, array, axis, None,
-                                                                                 keepdims))
-        if result is not None:
-            return result
-    return _arg_extreme_of(name, kind, a, axis, out, keepdims)
+    return templated(name, a, axis, keepdims, lambda array: _arg_extreme_of(name, kind, array, axis, out, keepdims),
+                     plain=out is None)
 
 
 def _arg_extreme_of(name, kind, a, axis, out, keepdims) -> Array:

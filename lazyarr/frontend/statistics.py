@@ -82,11 +82,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=NO_VALUE, *, where=NO_VALU
 
     >>> la.mean(la.asarray([1, 2, 3, 4]))   # 2.5
     """
-    if dtype is None and out is None and where is NO_VALUE:
-        result = templated("mean", a, axis, keepdims, lambda array: _mean(array, axis, None, None, keepdims, NO_VALUE))
-        if result is not None:
-            return result
-    return _mean(a, axis, dtype, out, keepdims, where)
+    return templated("mean", a, axis, keepdims, lambda array: _mean(array, axis, dtype, out, keepdims, where),
+                     plain=dtype is None and out is None and where is NO_VALUE)
 
 
 def _mean(a, axis, dtype, out, keepdims, where) -> Array:
