@@ -101,6 +101,17 @@ def test_optimize_vectorizes_a_multiply_add_loop():
     assert re.search(r"fadd <(4|8|16) x float>", str(module))
 
 
+def test_the_remainder_loop_is_not_vectorized_again():
+    """Epilogue vectorization is off (target._LLVM_OPTIONS): one vector loop and a scalar remainder,
+    not a second, narrower vector copy of the loop that costs LLVM time and buys nothing."""
+    module = target.parse_module(multiply_add_module("multiply_add_without_epilogue"))
+    target.optimize(module, target.host_target_machine())
+    text = str(module)
+    assert re.search(r"fmul <(4|8|16) x float>", text), text
+    assert len(set(re.findall(r"fmul <(\d+) x float>", text))) == 1, text
+    assert "vec.epilog" not in text, text
+
+
 def test_speed_level_zero_does_not_vectorize():
     module = target.parse_module(multiply_add_module("plain_multiply_add"))
     target.optimize(module, target.host_target_machine(), speed_level=0)
