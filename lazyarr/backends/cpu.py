@@ -29,7 +29,7 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import numpy as np
 
-from .. import _profiler
+from .. import _flags, _profiler
 from ..hlo import Computation, Instruction, Module, make
 from ..hlo.text import print_computation
 from ..passes.default import default_pipeline
@@ -39,10 +39,11 @@ from ..shapes import is_symbolic_size, resolve_shape
 from .kernel_sizes import canonical_sizes
 from .llvm import dispatch
 from .llvm.blas import gemm, is_native_dot, native_dot_refusal
+from .llvm.compile_workers import compile_objects, default_worker_count
 from .llvm.elemental import COMPILED_DTYPES, emit_refusal  # noqa: F401 (tests read COMPILED_DTYPES here)
 from .llvm.kernel import KernelBuilder, outer_extent
 from .llvm.math_table import cpu_math
-from .llvm.target import JitEngine, compile_object, cpu_features_key, host_target_machine
+from .llvm.target import JitEngine, cpu_features_key, host_target_machine
 from .slots import HostStep, Slots
 
 _KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
@@ -510,11 +511,12 @@ def _compile_kernels(new: dict[tuple, Computation]) -> tuple[dict[tuple, Compile
     """Compile (or load from the persistent cache) each new kernel into one engine of their own.
 
     Each kernel is an LLVM module of its own, so its object code can be stored and loaded by
-    itself. Returns the kernels by fingerprint and the LLVM IR of those compiled here."""
+    itself, and compiled on another core (llvm/compile_workers.py). Returns the kernels by
+    fingerprint and the LLVM IR of those compiled here."""
     disk = disk_cache()
-    objects, names, texts = [], {}, []
+    codes, names, keys, texts = {}, {}, {}, {}
     for fingerprint, computation in new.items():
-        key = persistent_key(computation)
+        key = keys[fingerprint] = persistent_key(computation)
         name = names[fingerprint] = f"kernel_{key[:32]}"
         code = disk.get(key) if disk is not None else None
         if code is None:
@@ -522,20 +524,28 @@ def _compile_kernels(new: dict[tuple, Computation]) -> tuple[dict[tuple, Compile
             llvm_module.triple = host_target_machine().triple
             with _profiler.span("build IR", "codegen", name):
                 KernelBuilder(llvm_module, cpu_math).add(name, computation)
-            text = str(llvm_module)
-            texts.append(text)
-            code = compile_object(text)
-            KERNEL_COUNTS["compiled"] += 1
-            if disk is not None:
-                disk.put(key, code)
+            texts[fingerprint] = str(llvm_module)
         else:
+            codes[fingerprint] = code
             KERNEL_COUNTS["loaded"] += 1
-        objects.append((code, [name]))
+    compiled = compile_objects(list(texts.values()), _compile_workers())
+    for fingerprint, code in zip(texts, compiled):
+        codes[fingerprint] = code
+        KERNEL_COUNTS["compiled"] += 1
+        if disk is not None:
+            disk.put(keys[fingerprint], code)
     engine = _engine_with_room()
-    fresh = {defined[0]: (code, defined) for code, defined in objects if not engine.defines(defined[0])}
+    fresh = {names[fingerprint]: (code, [names[fingerprint]]) for fingerprint, code in codes.items()
+             if not engine.defines(names[fingerprint])}
     engine.add_objects(list(fresh.values()))  # a kernel evicted and met again may still be in it
     return {fingerprint: CompiledKernel(name, _KERNEL_SIGNATURE(engine.function_address(name)), engine)
-            for fingerprint, name in names.items()}, texts
+            for fingerprint, name in names.items()}, list(texts.values())
+
+
+def _compile_workers() -> int:
+    """Helper processes for LLVM (--compile_workers; -1: `default_worker_count`)."""
+    workers = _flags.FLAGS.compile_workers
+    return default_worker_count() if workers < 0 else workers
 
 
 # Kernels share MCJIT engines, up to this many per engine: an engine (and the target machine

@@ -1,0 +1,239 @@
+"""Compiling a module's new kernels on several cores: helper processes that turn LLVM IR into objects.
+
+llvmlite serializes every LLVM call in a process behind one lock, so threads cannot compile
+kernels side by side; LLVM is ~70-85 % of a program's first run (25-30 ms a kernel on a 2-core
+box; the MLP's first run compiles 24). Each helper is `python -m lazyarr.backends.llvm.compile_worker`:
+it reads IR text on its stdin and answers with `compile_object`'s bytes, the very code the
+process would make itself (same host CPU and features, same LLVM options, same pipeline), so
+where a kernel was compiled changes nothing, including its persistent-cache entry.
+
+`compile_objects(texts)` shares the texts between the calling thread and the ready helpers,
+each taking the next one until none is left: a helper still starting (~0.3 s, importing
+lazyarr) or busy with another thread's batch takes nothing, so using helpers never makes a
+batch slower than compiling it alone. Helpers start with the first compile (so they are ready for
+the next batch; a batch of one kernel compiles here), and stop when the process exits (their
+stdin closes). A helper that fails, dies or takes longer than `_ANSWER_SECONDS` to answer is
+dropped and its kernel compiled here, where a real error shows as it always did. A forked child starts
+helpers of its own. Profiled compiles (`la.profile`) stay in the process, so their spans are
+recorded.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import select
+import struct
+import subprocess
+import sys
+import threading
+from collections import deque
+from pathlib import Path
+
+from ... import _profiler
+from .target import compile_object
+
+_HEADER = struct.Struct(">BI")  # status (0: object code, 1: error text), payload length
+_DIGEST_SIZE = 32  # then the SHA-256 of the request it answers, then the payload
+_LENGTH = struct.Struct(">I")
+READY = b"R"
+# A helper that has not answered one kernel in this long is taken for hung (LLVM never takes
+# this long for one kernel: the largest, 100,000-op chains, are cut into kernels of bounded size).
+_ANSWER_SECONDS = 300.0
+
+
+class _Helper:
+    """One helper process and the lock of its pipes."""
+
+    def __init__(self):
+        package_root = str(Path(__file__).resolve().parents[3])
+        environment = dict(os.environ)
+        environment["PYTHONPATH"] = os.pathsep.join(
+            [package_root] + [part for part in environment.get("PYTHONPATH", "").split(os.pathsep) if part])
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "lazyarr.backends.llvm.compile_worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment,
+            bufsize=0,  # unbuffered: a forked child closing its copies flushes nothing into them
+        )
+        self.lock = threading.Lock()
+        self.ready = threading.Event()
+        self.alive = True
+        self.served = 0  # texts compiled
+        threading.Thread(target=self._await_ready, name="lazyarr-compile-helper-start", daemon=True).start()
+
+    def _await_ready(self) -> None:
+        try:
+            if self.process.stdout.read(1) == READY:
+                self.ready.set()
+                return
+        except (OSError, ValueError):
+            pass
+        self.alive = False
+
+    def compile(self, text: str) -> bytes | None:
+        """The object code for `text`, or None when the helper could not make it (then it is
+        dropped if it died, or if its answer is not for this text). The caller holds `lock`."""
+        data = text.encode()
+        try:
+            _write_all(self.process.stdin, _LENGTH.pack(len(data)) + data)
+            if not _answers_within(self.process.stdout, _ANSWER_SECONDS):
+                self.process.kill()  # hung: never wait on it again
+                raise ValueError("the compile helper did not answer in time")
+            status, length = _HEADER.unpack(_read_exactly(self.process.stdout, _HEADER.size))
+            digest = _read_exactly(self.process.stdout, _DIGEST_SIZE)
+            payload = _read_exactly(self.process.stdout, length)
+        except (OSError, ValueError, struct.error):
+            self.stop()
+            return None
+        if digest != hashlib.sha256(data).digest():
+            self.stop()  # out of step with its requests: never trust it again
+            return None
+        return payload if status == 0 else None
+
+    def stop(self) -> None:
+        self.alive = False
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+
+
+def _write_all(stream, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[stream.write(view):]
+
+
+def _answers_within(stream, seconds: float) -> bool:
+    """Whether `stream` has something to read (or has closed) within `seconds`."""
+    try:
+        readable, _, _ = select.select([stream], [], [], seconds)
+    except (OSError, ValueError, TypeError):  # no select on this pipe (Windows): read and block
+        return True
+    return bool(readable)
+
+
+def _read_exactly(stream, count: int) -> bytes:
+    parts, missing = [], count
+    while missing:
+        part = stream.read(missing)
+        if not part:
+            raise ValueError("the compile helper closed its pipe")
+        parts.append(part)
+        missing -= len(part)
+    return b"".join(parts)
+
+
+_POOL_LOCK = threading.Lock()
+_POOL: dict = {"pid": None, "helpers": []}
+
+
+def _helpers(count: int) -> list[_Helper]:
+    """This process's helpers, started on first use (and again in a forked child)."""
+    with _POOL_LOCK:
+        if _POOL["pid"] != os.getpid():
+            _POOL.update(pid=os.getpid(), helpers=[])  # a forked child must not share its parent's pipes
+        helpers = _POOL["helpers"] = [helper for helper in _POOL["helpers"] if helper.alive]
+        while len(helpers) < count:
+            try:
+                helpers.append(_Helper())
+            except OSError:
+                break
+        return list(helpers)
+
+
+def default_worker_count() -> int:
+    """Helpers when --compile_workers is -1: one less than the cores, at most 4; none inside a
+    daemonic process (a multiprocessing or dask worker: the pool there is the cluster's)."""
+    import multiprocessing
+
+    if multiprocessing.current_process().daemon:
+        return 0
+    return max(0, min(4, (os.cpu_count() or 1) - 1))
+
+
+def compile_objects(texts: list[str], workers: int) -> list[bytes]:
+    """`compile_object` of each text, in order, shared with up to `workers` helper processes."""
+    if not texts or workers <= 0 or _profiler.is_profiling():
+        return [compile_object(text) for text in texts]
+    helpers = _helpers(workers)  # the first batch starts them; they join once ready
+    results: list[bytes | None] = [None] * len(texts)
+    pending = deque(range(len(texts)))
+    failures: list[BaseException] = []
+
+    def take() -> int | None:
+        try:
+            return pending.popleft()  # atomic: each index is taken once
+        except IndexError:
+            return None
+
+    def serve(helper: _Helper) -> None:
+        if not helper.lock.acquire(blocking=False):
+            return  # busy with another thread's batch
+        try:
+            while not helper.ready.wait(0.005):
+                if not helper.alive or not pending:
+                    return
+            while helper.alive:
+                index = take()
+                if index is None:
+                    return
+                code = helper.compile(texts[index])
+                helper.served += code is not None
+                results[index] = code if code is not None else compile_object(texts[index])
+        except BaseException as error:  # raised again by the calling thread
+            failures.append(error)
+            pending.clear()
+        finally:
+            helper.lock.release()
+
+    threads = [threading.Thread(target=serve, args=(helper,), daemon=True) for helper in helpers]
+    if len(texts) > 1:
+        for thread in threads:
+            thread.start()
+    else:
+        threads = []
+    try:
+        while (index := take()) is not None:
+            results[index] = compile_object(texts[index])
+    finally:
+        pending.clear()  # on an error here, helpers take nothing more
+        for thread in threads:
+            thread.join()
+    if failures:
+        raise failures[0]
+    return results  # every index was taken once and filled by whoever took it
+
+
+def stop_helpers(wait: bool = True) -> None:
+    """Stop this process's helpers (tests; at exit without waiting: they end at end of input)."""
+    with _POOL_LOCK:
+        helpers = _POOL["helpers"] if _POOL["pid"] == os.getpid() else []
+        _POOL["helpers"] = []
+    for helper in helpers:
+        helper.stop()
+        if wait:
+            try:
+                helper.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                helper.process.kill()
+
+
+def _forget_helpers_in_child() -> None:
+    """After fork: close the child's copies of the parent's pipes (a child holding a helper's
+    stdin would keep that helper alive after the parent ends) and start afresh."""
+    global _POOL_LOCK
+    _POOL_LOCK = threading.Lock()  # another thread may have held it at the fork
+    for helper in _POOL["helpers"]:
+        for stream in (helper.process.stdin, helper.process.stdout):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+    _POOL.update(pid=os.getpid(), helpers=[])
+
+
+atexit.register(stop_helpers, wait=False)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_helpers_in_child)

@@ -1,0 +1,155 @@
+"""Kernels compiled by helper processes (llvm/compile_workers.py) are the kernels the process makes."""
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import lazyarr as la
+from lazyarr import _flags
+from lazyarr.backends.llvm import compile_workers, target
+from tests.backends.test_llvm_target import multiply_add_module
+
+
+def multiply_add_text(name: str) -> str:
+    return str(multiply_add_module(name))
+
+
+@pytest.fixture
+def helper():
+    """One started, ready helper; stopped afterwards, so other tests start their own."""
+    compile_workers.stop_helpers()
+    (started,) = compile_workers._helpers(1)
+    assert started.ready.wait(60), "the compile helper did not start"
+    yield started
+    compile_workers.stop_helpers()
+
+
+def test_a_helper_makes_the_same_object_code_as_the_process(helper):
+    text = multiply_add_text("helper_multiply_add")
+    with helper.lock:
+        assert helper.compile(text) == target.compile_object(text)
+
+
+def test_compile_objects_keeps_the_order_of_its_texts(helper):
+    texts = [multiply_add_text(f"ordered_{index}") for index in range(12)]
+    # Every text differs (its function's name), so a result in the wrong place would not match.
+    assert compile_workers.compile_objects(texts, workers=1) == [target.compile_object(text) for text in texts]
+    assert helper.served > 0  # the helper took part
+
+
+def test_a_dead_helper_is_dropped_and_its_kernels_compiled_here(helper):
+    helper.process.kill()
+    helper.process.wait()
+    texts = [multiply_add_text(f"after_death_{index}") for index in range(3)]
+    assert compile_workers.compile_objects(texts, workers=1) == [target.compile_object(text) for text in texts]
+    with helper.lock:
+        assert helper.compile(texts[0]) is None
+    assert not helper.alive
+
+
+@pytest.mark.parametrize("broken_at", [0, 1, 5])
+def test_bad_ir_raises_the_processes_own_error(helper, broken_at):
+    """Whoever takes the broken text (this thread, or the helper whose thread then compiles it
+    here to get the real error), compile_objects raises ValueError as compile_object does."""
+    texts = [multiply_add_text(f"fine_{index}") for index in range(6)]
+    texts[broken_at] = "define void @broken( {"
+    with pytest.raises(ValueError, match="could not parse"):
+        compile_workers.compile_objects(texts, workers=1)
+    assert helper.alive  # a helper reports an error; it does not die of it
+
+
+def test_programs_compiled_with_helpers_match_numpy(helper):
+    """A module of several new kernels (each `exp`/`tanh`/`log` chain its own) through helpers."""
+    _flags.with_overrides(compile_workers=1)
+    try:
+        la.clear_cache()
+        x = np.linspace(0.5, 3.0, 4099, dtype=np.float32)
+        lazy = la.asarray(x)
+        results = la.eval(la.exp(lazy).sum(), la.tanh(lazy) * 2, la.log(lazy)[::-1], lazy.max() - lazy)
+        expected = (np.exp(x).sum(), np.tanh(x) * 2, np.log(x)[::-1], x.max() - x)
+        for result, reference in zip(results, expected):
+            # float32 elementwise functions within 1 ulp (llvm math tables); the sum's order differs
+            np.testing.assert_allclose(np.asarray(result), reference, rtol=2e-6 if np.ndim(reference) else 1e-5)
+        assert la.cache_info().kernels_compiled >= 2
+        assert helper.served > 0
+    finally:
+        _flags.with_overrides(compile_workers=-1)
+
+
+def _report_default_count(queue):
+    queue.put(compile_workers.default_worker_count())
+
+
+def test_no_helpers_inside_daemonic_processes():
+    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    queue = context.Queue()
+    process = context.Process(target=_report_default_count, args=(queue,), daemon=True)
+    process.start()
+    assert queue.get(timeout=60) == 0
+    process.join(60)
+    assert compile_workers.default_worker_count() == max(0, min(4, (os.cpu_count() or 1) - 1))
+
+
+def test_compile_workers_flag_parses():
+    assert _flags.parse_flags("--compile_workers=0").compile_workers == 0
+    assert _flags.parse_flags("").compile_workers == -1
+
+
+def test_an_answer_for_another_request_is_never_used():
+    """A helper out of step with its requests (here: one that answers with another text's digest)
+    is dropped; its bytes are not taken for the kernel."""
+    script = (
+        "import sys, struct\n"
+        "out = sys.stdout.buffer; out.write(b'R'); out.flush()\n"
+        "while True:\n"
+        "    head = sys.stdin.buffer.read(4)\n"
+        "    if len(head) < 4: break\n"
+        "    sys.stdin.buffer.read(struct.unpack('>I', head)[0])\n"
+        "    out.write(struct.pack('>BI', 0, 4) + bytes(32) + b'junk'); out.flush()\n"
+    )
+    impostor = compile_workers._Helper.__new__(compile_workers._Helper)
+    impostor.process = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, bufsize=0)
+    impostor.lock, impostor.alive, impostor.served = threading.Lock(), True, 0
+    assert impostor.process.stdout.read(1) == compile_workers.READY
+    with impostor.lock:
+        assert impostor.compile(multiply_add_text("impostor")) is None
+    assert not impostor.alive
+    impostor.process.wait(10)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_leaves_its_parents_helpers_alone(helper):
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's helpers are forgotten and their pipes closed here
+        os._exit(0 if compile_workers._POOL["helpers"] == [] and helper.process.stdin.closed else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    text = multiply_add_text("after_fork")
+    with helper.lock:
+        assert helper.compile(text) == target.compile_object(text)  # the parent's pipes still work
+
+
+def test_a_hung_helper_is_killed_and_its_kernel_compiled_here(monkeypatch):
+    """A helper that never answers (here: one that reads its request and sleeps) does not hang
+    the evaluation: after the answer timeout it is killed and the kernel compiled here."""
+    script = (
+        "import sys, time\n"
+        "out = sys.stdout.buffer; out.write(b'R'); out.flush()\n"
+        "sys.stdin.buffer.read(4); time.sleep(600)\n"
+    )
+    monkeypatch.setattr(compile_workers, "_ANSWER_SECONDS", 0.5)
+    sleeper = compile_workers._Helper.__new__(compile_workers._Helper)
+    sleeper.process = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, bufsize=0)
+    sleeper.lock, sleeper.alive, sleeper.served = threading.Lock(), True, 0
+    assert sleeper.process.stdout.read(1) == compile_workers.READY
+    with sleeper.lock:
+        assert sleeper.compile(multiply_add_text("hung")) is None
+    assert not sleeper.alive
+    assert sleeper.process.wait(10) is not None  # killed, not left running
