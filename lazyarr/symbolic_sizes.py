@@ -9,10 +9,14 @@ them), so a new call whose sizes are equal in a different pattern compiles again
 
 Only modules built from ops whose generated code can take every size at run time are
 symbolized (`SIZE_GENERIC_OPS`): elementwise ops, broadcast, transpose, reduce, reverse, iota,
-dot, argmax/argmin, gather and reshapes that only add or drop unit dimensions. Slices, pads,
-concatenations, custom-calls and non-scalar constants carry sizes in attributes or data, so
-modules with them keep concrete sizes (one executable per shape, as before); large constants
-(index arrays) reach the compiler as parameters (compile.build_module), so they do not count.
+dot, argmax/argmin, gather and reshapes that only add or drop unit dimensions. Slices, pads and
+concatenations carry sizes in their attributes only on the axes they cut, pad or join: the
+sizes met on those axes are *pinned* (kept concrete wherever they occur in the module, so equal
+sizes stay equal) and their other axes stay symbolic. `np.stack` of data-dependent means
+(k-means' new centres) or a slice of a masked selection reuses one executable for every count.
+Custom-calls and non-scalar constants carry sizes in attributes or data, so modules with them
+keep concrete sizes (one executable per shape); large constants (index arrays) reach the
+compiler as parameters (compile.build_module), so they do not count.
 """
 
 from __future__ import annotations
@@ -27,9 +31,39 @@ SIZE_GENERIC_OPS = frozenset({
 })
 
 
+# Ops whose sizes sit in attributes on some axes only (`_pinned_axes`).
+_PINNING_OPS = frozenset({"slice", "pad", "concatenate"})
+
+
+def _pinned_axes(node: Instruction) -> list[int]:
+    """The axes on which a slice, pad or concatenation depends on its sizes: the joined axis,
+    the axes a slice cuts (not the whole axis, stride 1) and the axes a pad pads."""
+    opcode = node.opcode
+    if opcode == "concatenate":
+        return [node.attr("dimension")]
+    if opcode == "slice":
+        size = node.operands[0].shape
+        return [axis for axis, (start, limit, stride) in
+                enumerate(zip(node.attr("start"), node.attr("limit"), node.attr("stride")))
+                if (start, limit, stride) != (0, size[axis], 1)]
+    return [axis for axis, edges in enumerate(zip(node.attr("low"), node.attr("high"), node.attr("interior")))
+            if any(edges)]
+
+
+def _pinned_sizes(nodes) -> set[int]:
+    """Sizes that must stay concrete: those of every operand and result on a pinned axis."""
+    pinned: set[int] = set()
+    for node in nodes:
+        if node.opcode in _PINNING_OPS:
+            for axis in _pinned_axes(node):
+                pinned.add(node.shape[axis])
+                pinned.update(operand.shape[axis] for operand in node.operands if operand.ndim)
+    return pinned
+
+
 def _size_generic(node: Instruction) -> bool:
     opcode = node.opcode
-    if opcode in SIZE_GENERIC_OPS or node.op.has(ELEMENTWISE):
+    if opcode in SIZE_GENERIC_OPS or opcode in _PINNING_OPS or node.op.has(ELEMENTWISE):
         return True
     if opcode == "constant":
         return node.shape == ()
@@ -49,11 +83,14 @@ def symbolize(module: Module) -> tuple[Module, tuple[int, ...]] | None:
     is above 1 (nothing to gain)."""
     placeholders: dict[int, int] = {}
     sizes: list[int] = []
+    entry = module.entry
+    order = (*entry.parameters, *entry.post_order())
+    pinned = _pinned_sizes(order)
 
     def symbolic(shape):
         result = []
         for size in shape:
-            if size > 1:
+            if size > 1 and size not in pinned:
                 placeholder = placeholders.get(size)
                 if placeholder is None:
                     placeholder = placeholders[size] = shapes.placeholder(len(sizes), size)
@@ -62,9 +99,8 @@ def symbolize(module: Module) -> tuple[Module, tuple[int, ...]] | None:
             result.append(size)
         return tuple(result)
 
-    entry = module.entry
     mapping: dict[int, Instruction] = {}
-    for node in (*entry.parameters, *entry.post_order()):
+    for node in order:
         if id(node) in mapping:
             continue
         if not _size_generic(node):
@@ -73,6 +109,11 @@ def symbolize(module: Module) -> tuple[Module, tuple[int, ...]] | None:
         attrs = dict(node.attrs)
         if "shape" in attrs:
             attrs["shape"] = symbolic(attrs["shape"])
+        elif node.opcode == "slice":  # a whole axis (limit = its size) follows its size
+            whole = set(range(node.ndim)).difference(_pinned_axes(node))
+            attrs["limit"] = tuple(symbolic((limit,))[0] if axis in whole else limit
+                                   for axis, limit in enumerate(attrs["limit"]))
+            symbolic(node.shape)
         else:
             symbolic(node.shape)  # number its sizes in order even when no attribute holds them
         mapping[id(node)] = make(node.op, operands, **attrs)

@@ -126,3 +126,75 @@ def test_build_module_then_symbolize_keeps_parameter_order():
     symbolic, sizes = symbolize(module)
     assert [p.attr("number") for p in symbolic.entry.parameters] == [0, 1]
     assert sizes == (3, 4)
+
+
+def test_slices_pads_and_concatenations_pin_only_the_axes_they_cut_pad_or_join():
+    module = module_of("""
+  p0 = f32[7,5] parameter(0)
+  s = f32[7,4] slice(p0), start={0,1}, limit={7,5}, stride={1,1}
+  z = f32[] constant(0)
+  p = f32[7,6] pad(s, z), low={0,2}, high={0,0}, interior={0,0}
+  ROOT c = f32[7,11] concatenate(p0, p), dimension=1""")
+    symbolic, sizes = symbolize(module)
+    assert sizes == (7,)  # 5, 4, 6 and 11 sit on cut, padded or joined axes: concrete everywhere
+    rows = shapes.placeholder(0, 7)
+    (parameter,) = symbolic.entry.parameters
+    assert parameter.shape == (rows, 5)
+    (joined,) = symbolic.entry.outputs
+    sliced = joined.operands[1].operands[0]
+    assert sliced.attr("limit") == (rows, 5) and sliced.shape == (rows, 4)  # the whole axis follows its size
+    assert joined.shape == (rows, 11)
+
+
+def test_a_size_on_a_cut_axis_is_concrete_on_every_axis():
+    """A pinned size stays concrete wherever it occurs, so equal sizes stay equal: here 4 is a
+    sliced size and the size of the other axis too."""
+    module = module_of("""
+  p0 = f32[4,8] parameter(0)
+  s = f32[4,4] slice(p0), start={0,0}, limit={4,4}, stride={1,1}
+  ROOT t = f32[4,4] transpose(s), permutation={1,0}""")
+    assert symbolize(module) is None  # every size is pinned: nothing symbolic left
+
+
+def test_stacked_means_of_masked_selections_compile_once_for_new_counts(cpu):
+    """k-means' update: `stack([points[labels == k].mean(0) for k ...])`, whose counts change
+    every iteration, reuses one executable (the stack joins unit axes; the counts stay symbolic)."""
+    rng = np.random.default_rng(3)
+    points = rng.standard_normal((3000, 4)).astype(np.float32)
+    lazy = la.asarray(points)
+    for threshold in (0.0, 0.2, -0.3, 0.1):
+        # counts ~1,260-1,850: all above SMALL_SIZE (a count crossing it is another placeholder
+        # class, compiled once more)
+        masks = [points[:, axis] > threshold for axis in range(3)]
+        result = la.stack([lazy[la.asarray(mask)].mean(axis=0) for mask in masks])
+        expected = np.stack([points[mask].mean(axis=0) for mask in masks])
+        # float32 means of ~1000-2000 terms in another order (float64 divide as NumPy): a few ULP
+        np.testing.assert_allclose(np.asarray(result), expected, rtol=1e-5, atol=1e-6)
+    assert la.cache_info().misses == 1
+
+
+@settings(max_examples=12, deadline=None)
+@given(rows=st.lists(st.integers(1100, 2500), min_size=2, max_size=3, unique=True),
+       columns=st.integers(3, 6), cut=st.integers(0, 2), dtype=st.sampled_from([np.int32, np.float64]))
+def test_slice_pad_concatenate_on_a_fixed_axis_compile_once_across_rows(rows, columns, cut, dtype):
+    """Rows vary (all above SMALL_SIZE: one placeholder class), columns are cut, padded and
+    joined: one executable serves every row count, with NumPy's values."""
+    previous = la.get_backend_name()
+    la.set_backend("cpu")
+    la.clear_cache()
+    try:
+        for count in rows:
+            x = (np.arange(count * columns) % 13 - 6).astype(dtype).reshape(count, columns)
+            lazy = la.asarray(x)
+            got = la.eval(la.concatenate([lazy[:, cut:], lazy[:, :cut] * 2], axis=1) - lazy[:, ::-1],
+                          la.pad(lazy[:, 1:], ((0, 0), (cut, 1))) + 1,
+                          la.stack([lazy[:, 0], lazy[:, -1]], axis=1).sum(axis=0))
+            want = [np.concatenate([x[:, cut:], x[:, :cut] * 2], axis=1) - x[:, ::-1],
+                    np.pad(x[:, 1:], ((0, 0), (cut, 1))) + 1,
+                    np.stack([x[:, 0], x[:, -1]], axis=1).sum(axis=0)]
+            for result, expected in zip(got, want):
+                # small integers (|x| <= 12, at most 2,500 terms): float64 sums are exact
+                np.testing.assert_array_equal(np.asarray(result), expected, strict=True)
+        assert la.cache_info().misses == 1
+    finally:
+        la.set_backend(previous)

@@ -312,10 +312,7 @@ class CpuExecutable:
 
 def _run_host_step(step: HostStep, slots, sizes) -> None:
     values = [slots[slot] for slot in step.inputs]
-    attributes = step.instruction.attributes
-    if step.symbolic_shape:
-        attributes = {**attributes, "shape": resolve_shape(attributes["shape"], sizes)}
-    result = step.instruction.op.reference(values, attributes)
+    result = step.instruction.op.reference(values, step.attributes_at(sizes))
     slots[step.output] = np.asarray(result, dtype=step.instruction.dtype, order="C")
 
 

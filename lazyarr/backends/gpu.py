@@ -179,10 +179,7 @@ class GpuExecutable:
             else:
                 with _profiler.span("host step", "execute", step):
                     values = [cupy.asnumpy(slots[slot]) for slot in step.inputs]
-                    attributes = step.instruction.attributes
-                    if step.symbolic_shape:
-                        attributes = {**attributes, "shape": resolve_shape(attributes["shape"], sizes)}
-                    result = step.instruction.op.reference(values, attributes)
+                    result = step.instruction.op.reference(values, step.attributes_at(sizes))
                     slots[step.output] = host_to_device(np.asarray(result, dtype=step.instruction.dtype))
         return [_DEVICE_SCALARS.private(slots[slot]) for slot in program.output_slots]
 

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..hlo import Instruction, Module
-from ..shapes import is_symbolic_size
+from ..shapes import is_symbolic_size, resolve_shape
+
+_SIZE_ATTRIBUTES = ("shape", "limit")  # attributes that may hold placeholder sizes (symbolic_sizes.py)
 
 
 @dataclass
@@ -24,7 +26,15 @@ class HostStep:
     instruction: Instruction
     inputs: list[int]
     output: int
-    symbolic_shape: bool = False  # its "shape" attribute holds placeholder sizes
+    symbolic_attributes: tuple[str, ...] = ()  # its size attributes ("shape", "limit") holding placeholders
+
+    def attributes_at(self, sizes) -> dict:
+        """The instruction's attributes with the real sizes in place of placeholders."""
+        attributes = self.instruction.attributes
+        if self.symbolic_attributes:
+            attributes = {**attributes, **{name: resolve_shape(attributes[name], sizes)
+                                           for name in self.symbolic_attributes}}
+        return attributes
 
 
 class Slots:
@@ -66,5 +76,6 @@ class Slots:
     def host_step(self, instruction: Instruction) -> HostStep:
         return HostStep(
             instruction, [self.of(operand) for operand in instruction.operands], self.of(instruction),
-            symbolic_shape=any(map(is_symbolic_size, instruction.attributes.get("shape", ()))),
+            symbolic_attributes=tuple(name for name in _SIZE_ATTRIBUTES
+                                      if any(map(is_symbolic_size, instruction.attributes.get(name, ())))),
         )

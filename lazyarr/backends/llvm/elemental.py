@@ -413,7 +413,7 @@ def _pad_plan(ctx, instr, index):
         if step > 1:
             on_grid = builder.icmp_signed("==", builder.srem(shifted, index_constant(step)), index_constant(0))
             valid = builder.and_(valid, on_grid)
-        safe, inside = _clamped(builder, source, size)
+        safe, inside = _clamped_to(builder, source, ctx.extent(size))  # (a placeholder on an unpadded axis)
         valid = builder.and_(valid, inside)
         operand_index.append(safe)
     return [operand_index, []], valid

@@ -131,17 +131,23 @@ def target_machine_for(triple: str, cpu: str = "", features: str = "") -> llvm.T
     )
 
 
-def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine, speed_level: int = 3) -> None:
-    """Run LLVM's default module pipeline (O`speed_level`) with loop and SLP vectorization.
+def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine, speed_level: int = 3, *,
+             straight_line_vectorization: bool = False) -> None:
+    """Run LLVM's default module pipeline (O`speed_level`) with loop vectorization.
 
     The module takes the target machine's triple and data layout first, so the vectorizers'
     cost model sees the real vector widths. Rewrites `module` in place.
+
+    The SLP (straight-line) vectorizer is off unless asked for: a kernel is a loop, which the
+    loop vectorizer widens; SLP only looked for more inside the widened body and cost up to
+    half of a kernel's LLVM time (Mandelbrot's kernel of ten complex steps: 215 -> 50 ms; W1-W7
+    and the programs' kernels run as fast without it, benchmarks/run.py and programs.py A/B).
     """
     module.triple = target_machine.triple
     module.data_layout = str(target_machine.target_data)
     tuning = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     tuning.loop_vectorization = speed_level >= 2
-    tuning.slp_vectorization = speed_level >= 2
+    tuning.slp_vectorization = speed_level >= 2 and straight_line_vectorization
     tuning.loop_unrolling = speed_level >= 2
     pass_builder = llvm.create_pass_builder(target_machine, tuning)
     with _profiler.span("LLVM optimize", "codegen", module.name):
