@@ -25,6 +25,7 @@ from .backends import device_of, get_backend, loaded_backends
 from .hlo import Computation, Instruction, Module, make
 from .hlo import get as get_op
 from .passes.fusion_policy import FusionPolicy
+from .persistent_cache import clear_persistent_cache
 from .symbolic_sizes import symbolize
 
 BufferLookup = Callable[[Instruction], "np.ndarray | None"]
@@ -206,8 +207,12 @@ def cache_info() -> CacheInfo:
                      sum(count.get("loaded", 0) for count in counts))
 
 
-def clear_cache() -> None:
-    """Forget every compiled executable and kernel (the next evaluations compile again)."""
+def clear_cache(*, persistent: bool = False) -> None:
+    """Forget every compiled executable and kernel (the next evaluations compile again); with
+    `persistent`, also delete the entries of the on-disk compile cache (`LAZYARR_CACHE_DIR`,
+    else the user cache directory), so the next evaluations compile from scratch, not load."""
+    if persistent:
+        clear_persistent_cache()
     _CACHE.clear()
     _SYMBOLIC.clear()
     _PLANS.clear()

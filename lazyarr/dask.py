@@ -32,6 +32,7 @@ import numpy as np
 try:
     import dask
     import dask.array as da
+    from dask.array.core import getter
     from dask.array.optimization import optimize as _dask_array_optimize
     from dask.base import normalize_token
     from dask.core import istask
@@ -50,6 +51,7 @@ except ImportError:  # pragma: no cover (CI installs a current dask)
 from . import dtypes
 from .frontend.array import Array, evaluate_arrays, leaf_for
 from .frontend.core import from_numpy
+from .frontend.indexing import block
 
 __all__ = ["from_array", "from_dask", "optimize", "to_dask"]
 
@@ -111,7 +113,34 @@ def from_array(value, chunks="auto", *, name: str | None = None) -> da.Array:
     array = value if isinstance(value, Array) else from_numpy(value, where="from_array")
     array.eval()
     return da.from_array(array, chunks=chunks, name=f"{LAYER_PREFIX}{name or 'array-' + uuid.uuid4().hex}",
-                         asarray=False, meta=meta_like(array.dtype, array.ndim))
+                         asarray=False, getitem=_chunk_of, meta=meta_like(array.dtype, array.ndim))
+
+
+def _chunk_of(array: Array, key, asarray=False, lock=None):
+    """dask's getter for `from_array`: a chunk that is not one contiguous stretch of the array
+    (a 2-D block) is a dynamic-slice with runtime starts, so every chunk of one shape is one
+    program wherever it lies (as a basic slice, each position compiled a program of its own:
+    20 for the 5x4 blocks of a 300x200 array). Contiguous chunks (rows) are basic slices, which
+    evaluation hands to kernels as views of the buffer."""
+    bounds = _block_bounds(array.shape, key)
+    if bounds is None:
+        return getter(array, key, asarray=False, lock=lock)
+    return block(array, bounds)
+
+
+def _block_bounds(shape, key) -> list[tuple[int, int]] | None:
+    """(begin, end) per axis of a key of unit-step slices that is not a contiguous stretch of
+    a row-major array of `shape`; None for any other key."""
+    if type(key) is not tuple or len(key) != len(shape) or any(
+            type(part) is not slice or part.step not in (None, 1) for part in key):
+        return None
+    bounds = [part.indices(size)[:2] for part, size in zip(key, shape)]
+    bounds = [(begin, max(begin, end)) for begin, end in bounds]
+    # Row-major contiguity: single indices, then one axis with any range, then whole axes.
+    first = next((axis for axis, (begin, end) in enumerate(bounds) if end - begin != 1), len(bounds))
+    if all((begin, end) == (0, size) for (begin, end), size in zip(bounds[first + 1:], shape[first + 1:])):
+        return None
+    return bounds
 
 
 to_dask = from_array  # the same, read from the lazyarr side: lad.to_dask(lazy, chunks=...)

@@ -203,3 +203,11 @@ def disk_cache() -> DiskCache | None:
     if cache is None:
         cache = _CACHES[directory] = DiskCache(directory)
     return cache
+
+
+def clear_persistent_cache() -> None:
+    """Delete every entry of the on-disk cache (`la.clear_cache(persistent=True)`), also when
+    `--persistent_cache=false` keeps this process from using it."""
+    directory = default_directory()
+    if directory.is_dir():
+        (_CACHES.get(directory) or DiskCache(directory)).clear()

@@ -95,6 +95,11 @@ SYMBOLIC_SIZE_BASE = 1 << 40
 SMALL_SIZE = 1024
 
 
+# Attributes that hold sizes, which may be placeholders in a symbolic module: broadcast's, iota's
+# and reshape's "shape", dynamic-slice's "sizes", and a slice's "limit" on the axes it keeps whole.
+SIZE_ATTRIBUTES = ("shape", "sizes", "limit")
+
+
 def is_symbolic_size(size: int) -> bool:
     return size >= SYMBOLIC_SIZE_BASE
 

@@ -9,7 +9,8 @@ them), so a new call whose sizes are equal in a different pattern compiles again
 
 Only modules built from ops whose generated code can take every size at run time are
 symbolized (`SIZE_GENERIC_OPS`): elementwise ops, broadcast, transpose, reduce, reverse, iota,
-dot, argmax/argmin, gather and reshapes that only add or drop unit dimensions. Slices, pads and
+dot, argmax/argmin, gather, dynamic slices and updates (their starts are runtime values; a
+dask chunk of a 2-D block is one) and reshapes that only add or drop unit dimensions. Slices, pads and
 concatenations carry sizes in their attributes only on the axes they cut, pad or join: the
 sizes met on those axes are *pinned* (kept concrete wherever they occur in the module, so equal
 sizes stay equal) and their other axes stay symbolic. `np.stack` of data-dependent means
@@ -27,7 +28,7 @@ from .hlo.op import ELEMENTWISE
 
 SIZE_GENERIC_OPS = frozenset({
     "parameter", "iota", "broadcast", "transpose", "reduce", "reverse", "convert", "select",
-    "clamp", "compare", "dot", "argmax", "argmin",
+    "clamp", "compare", "dot", "argmax", "argmin", "dynamic-slice", "dynamic-update-slice",
 })
 
 
@@ -109,6 +110,8 @@ def symbolize(module: Module) -> tuple[Module, tuple[int, ...]] | None:
         attrs = dict(node.attrs)
         if "shape" in attrs:
             attrs["shape"] = symbolic(attrs["shape"])
+        elif "sizes" in attrs:  # a dynamic-slice's block (its starts are runtime values)
+            attrs["sizes"] = symbolic(attrs["sizes"])
         elif node.opcode == "slice":  # a whole axis (limit = its size) follows its size
             whole = set(range(node.ndim)).difference(_pinned_axes(node))
             attrs["limit"] = tuple(symbolic((limit,))[0] if axis in whole else limit

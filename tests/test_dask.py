@@ -266,3 +266,31 @@ def test_one_compile_per_chunk_program_per_worker_and_the_second_worker_loads(cl
     if set(client.run(compile_setup).values()) == {("cpu", True)}:  # not so under LAZYARR_FLAGS overrides
         assert counts[0][2] + counts[0][3] >= 1  # the first worker compiled the kernel (or an earlier process) ...
         assert counts[1][2] == 0 and counts[1][3] >= 1  # ... the second loaded it from the disk cache
+
+
+def test_two_dimensional_chunks_compile_one_program_per_chunk_shape(cpu_backend):
+    """Blocks of a 2-D array are dynamic slices with runtime starts: the 12 chunks of a 400x300
+    array in 128x128 blocks (full, partial-row, partial-column and corner blocks: chunk shapes
+    (128,128), (128,44), (16,128), (16,44)) run 3 chunk programs, not one per position. Square
+    blocks have two equal sizes (another symbolic pattern), the other three shapes share one."""
+    values = data((400, 300), 17)
+    x = lad.from_array(values, chunks=(128, 128))
+    program = np.sin(x) * 2 + x  # elementwise: one task per chunk, no combine steps
+    before = la.cache_info()
+    blocks = dask.compute(*program.to_delayed().ravel(), scheduler="sync")  # the chunks, not joined
+    after = la.cache_info()
+    expected = np.sin(values) * 2 + values
+    starts = [(row, column) for row in range(0, 400, 128) for column in range(0, 300, 128)]
+    for block, (row, column) in zip(blocks, starts):
+        close(block, expected[row:row + 128, column:column + 128])
+    assert after.misses - before.misses == 2
+    assert after.hits - before.hits == 10
+
+
+@pytest.mark.parametrize("key", [(slice(0, 3), slice(2, 7)), (slice(2, 3), slice(None)), (slice(1, 4), slice(0, 9)),
+                                 (slice(5, 5), slice(1, 2)), (slice(0, 6), slice(3, 3))])
+def test_blocks_of_an_evaluated_array_match_numpy(key):
+    """lazyarr.dask's getter: blocks (dynamic slices) and contiguous stretches (basic slices)."""
+    values = np.arange(6 * 9, dtype=np.int32).reshape(6, 9)
+    chunk = lad._chunk_of(la.asarray(values), key)
+    np.testing.assert_array_equal(np.asarray(chunk), values[key], strict=True)

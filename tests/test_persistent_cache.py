@@ -135,3 +135,50 @@ def test_the_least_recently_used_entries_go_first_beyond_the_bound(tmp_path):
     remaining = sorted(path.name for path in (tmp_path / "c").iterdir())
     total = sum((tmp_path / "c" / name).stat().st_size for name in remaining)
     assert total <= 3000 and remaining == ["00", "03", "ff"]
+
+
+def test_a_directory_or_entry_of_another_user_is_refused_with_one_warning(tmp_path, monkeypatch):
+    """The owner check (as a foreign owner is seen from this process: another uid than ours)."""
+    cache = DiskCache(tmp_path / "c")
+    cache.put("0b", b"code")  # written while it is still ours
+    foreign = os.getuid() + 1
+    monkeypatch.setattr(os, "getuid", lambda: foreign)
+    with pytest.warns(RuntimeWarning, match="belongs to another user"):
+        assert DiskCache(tmp_path / "c").get("0b") is None  # the directory is refused: cache off
+    entry_only = DiskCache(tmp_path / "c")
+    entry_only._usable = True  # a directory that passed its check, holding another user's file
+    with pytest.warns(RuntimeWarning, match="belongs to another user"):
+        assert entry_only.get("0b") is None
+
+
+def test_clear_cache_persistent_deletes_the_disk_entries(tmp_path, monkeypatch):
+    monkeypatch.setenv("LAZYARR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_flags, "FLAGS", _flags.FLAGS)  # restored after the test
+    _flags.with_overrides(persistent_cache=True)
+    la.clear_cache()
+    values = np.linspace(-2, 2, 9)
+    expected = np.asarray(la.sinh(la.asarray(values)) * 3 - 1)
+    assert la.cache_info().kernels_compiled >= 1 and any((tmp_path / "cache").iterdir())
+    la.clear_cache(persistent=True)
+    assert list((tmp_path / "cache").iterdir()) == []
+    again = np.asarray(la.sinh(la.asarray(values)) * 3 - 1)
+    assert la.cache_info().kernels_loaded == 0 and la.cache_info().kernels_compiled >= 1  # compiled anew
+    np.testing.assert_array_equal(again, expected)
+    la.clear_cache()
+
+
+def test_two_processes_filling_one_cache_at_once_both_get_the_same_bits(tmp_path):
+    """Both compile the same kernels at the same time and write the same entries (each writes a
+    whole file beside the entry and renames it into place); a third process loads them all."""
+    environment = {**os.environ, "LAZYARR_CACHE_DIR": str(tmp_path / "cache"), "LAZYARR_FLAGS": "--backend=cpu"}
+    racers = [subprocess.Popen([sys.executable, "-c", PROGRAM], env=environment, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = []
+    for racer in racers:
+        output, errors = racer.communicate(timeout=300)
+        assert racer.returncode == 0, errors
+        results.append(json.loads(output.strip().splitlines()[-1]))
+    third = run_program(tmp_path / "cache")
+    assert third["compiled"] == 0 and third["loaded"] >= 1
+    assert len({(result["total"], result["curve"]) for result in [*results, third]}) == 1
+    assert not [path for path in (tmp_path / "cache").iterdir() if path.name.startswith(".")]  # no leftovers

@@ -31,8 +31,9 @@ def canonical_sizes(computation: Computation) -> tuple[Computation, tuple[int, .
     order = (*computation.parameters, *computation.post_order())
     for node in order:
         canonical(node.shape)
-        if "shape" in node.attributes:
-            canonical(node.attributes["shape"])
+        for name in shapes.SIZE_ATTRIBUTES:
+            if name in node.attributes:
+                canonical(node.attributes[name])
     size_map = tuple(renumbered)
     if size_map == tuple(range(len(size_map))):
         return computation, size_map
@@ -41,8 +42,9 @@ def canonical_sizes(computation: Computation) -> tuple[Computation, tuple[int, .
         if id(node) in mapping:
             continue
         attrs = dict(node.attrs)
-        if "shape" in attrs:
-            attrs["shape"] = canonical(attrs["shape"])
+        for name in shapes.SIZE_ATTRIBUTES:
+            if name in attrs:
+                attrs[name] = canonical(attrs[name])
         mapping[id(node)] = make(node.op, tuple(mapping[id(operand)] for operand in node.operands), **attrs)
     return Computation(computation.name, tuple(mapping[id(parameter)] for parameter in computation.parameters),
                        tuple(mapping[id(output)] for output in computation.outputs)), size_map

@@ -14,9 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..hlo import Instruction, Module
-from ..shapes import is_symbolic_size, resolve_shape
-
-_SIZE_ATTRIBUTES = ("shape", "limit")  # attributes that may hold placeholder sizes (symbolic_sizes.py)
+from ..shapes import SIZE_ATTRIBUTES, is_symbolic_size, resolve_shape
 
 
 @dataclass
@@ -26,7 +24,7 @@ class HostStep:
     instruction: Instruction
     inputs: list[int]
     output: int
-    symbolic_attributes: tuple[str, ...] = ()  # its size attributes ("shape", "limit") holding placeholders
+    symbolic_attributes: tuple[str, ...] = ()  # its size attributes (shapes.SIZE_ATTRIBUTES) holding placeholders
 
     def attributes_at(self, sizes) -> dict:
         """The instruction's attributes with the real sizes in place of placeholders."""
@@ -76,6 +74,6 @@ class Slots:
     def host_step(self, instruction: Instruction) -> HostStep:
         return HostStep(
             instruction, [self.of(operand) for operand in instruction.operands], self.of(instruction),
-            symbolic_attributes=tuple(name for name in _SIZE_ATTRIBUTES
+            symbolic_attributes=tuple(name for name in SIZE_ATTRIBUTES
                                       if any(map(is_symbolic_size, instruction.attributes.get(name, ())))),
         )

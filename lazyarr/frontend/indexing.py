@@ -487,3 +487,17 @@ def _grid_part(part, batch, trailing, grid):
         return np.broadcast_to(part, batch).reshape(batch + trailing)
     node = broadcast_to(part, batch)
     return broadcast_to(_reshaped(node, batch + trailing), grid)
+
+
+def block(array: Array, bounds) -> Array:
+    """`array[b0:e0, b1:e1, ...]` (one (begin, end) per axis) as a dynamic-slice whose starts are
+    buffers (0-d int64 leaves, never constants: evaluation would keep small constant starts such
+    as 0 in the code): every block of one shape, at any position, is one compiled program.
+    `lazyarr.dask` cuts 2-D chunks this way; a basic slice keeps its bounds in the code (a
+    stencil's offsets)."""
+    bounds = tuple(bounds)
+    if len(bounds) != array.ndim or any(not 0 <= begin <= end <= size
+                                         for (begin, end), size in zip(bounds, array.shape)):
+        raise IndexError(f"block: bounds {bounds} do not lie within shape {array.shape}")
+    starts = [leaf_for(np.array(begin, dtype=np.int64)) for begin, _ in bounds]
+    return wrap(make("dynamic-slice", [array._node, *starts], sizes=tuple(end - begin for begin, end in bounds)))

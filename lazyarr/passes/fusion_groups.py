@@ -104,6 +104,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
     copied: set[int] = set()
     frontier: list[tuple[int, int]] = []
     rows = RowIndices.of(root) if policy.row_reductions else None
+    row_reductions = int(root.opcode == "reduce" and rows is not None and rows.shape is not None)
     _add_member(root, group, inside_users, frontier, position, rows)
     while frontier:
         _, key = heapq.heappop(frontier)
@@ -122,7 +123,12 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
         decision = FusionDecision.yes()
         row_reduction = (per_row and not outside and rows.reduction_fits(producer)
                          and bool(policy.is_fusible(producer)))
-        if len(group.members) >= policy.max_instructions:
+        if row_reduction and row_reductions >= policy.max_row_reductions:
+            decision = FusionDecision.no(
+                f"the row kernel already computes {row_reductions} reductions per row (limit "
+                f"{policy.max_row_reductions}: a loop's steps stay copies of one kernel)"
+            )
+        elif len(group.members) >= policy.max_instructions:
             decision = FusionDecision.no(
                 f"the fusion already holds {len(group.members)} instructions (limit {policy.max_instructions}: "
                 "larger kernels compile slower than they run faster)"
@@ -156,6 +162,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
             continue
         del group.inputs[key]
         group.members[key] = producer
+        row_reductions += row_reduction
         reads[key] = producer_reads
         index_maps[key] = producer_maps
         if outside:

@@ -100,6 +100,12 @@ class FusionPolicy:
     # Long chains (a Python loop's unrolled steps) become several kernels of this size, which
     # the backend's kernel cache compiles once when the steps repeat.
     max_instructions: int = 256
+    # Row reductions one row kernel may compute per row (softmax, layernorm and log-softmax take
+    # two, one after the other). A loop whose step reduces rows (`u - u.mean(1, keepdims=True)`)
+    # would otherwise fuse step after step into one kernel, a stage per step, of a size no other
+    # kernel shares: 12 unrolled steps made one kernel that took 1.1 s to compile. Cut every two
+    # reductions, the steps become copies of one kernel, which the kernel cache compiles once.
+    max_row_reductions: int = 2
     # Distinct index maps at which one kernel may compute a cheap producer (each slice or
     # other remap reading it is one): a stencil reads its input at 5 offsets, so fusing step
     # after step would compute the first step 5**steps times per element.

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lazyarr as la
+from lazyarr.backends import cpu
 from lazyarr.backends.slots import HostStep
 from lazyarr.compile import compile_module
 from lazyarr.hlo import Computation, Module, constant, make
@@ -94,10 +95,21 @@ def test_stencil_assignment_is_one_kernel_and_matches_numpy():
     np.testing.assert_array_equal(np.asarray(lazy), expected, strict=True)
 
 
-def test_update_window_loops_split_over_threads_match_numpy():
+def test_update_window_loops_split_over_threads_match_numpy(monkeypatch):
     """A 1-D assignment big enough for the thread pool: each thread's [begin, end) cuts the
     three loops (before, inside, after the window) that the kernel runs instead of testing
-    each element; a thread's range may hold the window's edge or miss the window entirely."""
+    each element; a thread's range may hold the window's edge or miss the window entirely.
+    (The module has symbolic sizes: the split is decided at run time, so it is watched there.)"""
+    pool, chunks = cpu._pool(), []
+
+    class Watched:
+        _max_workers = max(2, pool._max_workers)
+
+        def submit(self, function, *arguments):
+            chunks.append(arguments[-2:])
+            return pool.submit(function, *arguments)
+
+    monkeypatch.setattr(cpu, "_pool", Watched)
     size = (1 << 21) + 3
     operand = np.arange(size, dtype=np.float32)
     update = np.linspace(-1, 1, size - 12, dtype=np.float32)
@@ -107,9 +119,10 @@ def test_update_window_loops_split_over_threads_match_numpy():
         root = make("dynamic-update-slice", [p_operand, make("negate", [p_update]), p_start])
         executable = compile_module(Module("main", Computation("main", (p_operand, p_update, p_start), (root,))),
                                     "cpu")
-        assert [step.parallel for step in executable.steps] == [True]
+        chunks.clear()
         (result,) = executable.run([operand, update, np.asarray(start, np.int64)])
         np.testing.assert_array_equal(result, _expected(operand, -update, (start,)), strict=True)
+        assert len(chunks) >= 2 and chunks[0][0] == 0 and chunks[-1][1] == size  # split over threads
 
 
 @settings(max_examples=30)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes
+from ...shapes import is_symbolic_size
 from ..instruction import make
 from ..op import HloError, OpDef, register
 from ._rules import check_axes, check_int_tuple, describe, same_dtype
@@ -161,6 +162,12 @@ def _check_starts(name, operand, starts):
             raise HloError(f"{name}: start indices must be integer scalars, got {describe(starts)}")
 
 
+def _exceeds(size: int, extent: int) -> bool:
+    """Whether a block of `size` cannot fit in `extent`; placeholder sizes (symbolic_sizes.py)
+    stand for real ones that were checked when the concrete module was built."""
+    return size > extent and not (is_symbolic_size(size) or is_symbolic_size(extent))
+
+
 def clamped_starts(starts, shape, sizes):
     return tuple(
         int(min(max(int(start), 0), extent - size))
@@ -172,7 +179,7 @@ def _dynamic_slice_shape(operands, attrs):
     operand, *starts = operands
     _check_starts("dynamic-slice", operand, starts)
     sizes = check_int_tuple("dynamic-slice", "sizes", attrs["sizes"], operand.ndim, minimum=0)
-    if any(size > extent for size, extent in zip(sizes, operand.shape)):
+    if any(_exceeds(size, extent) for size, extent in zip(sizes, operand.shape)):
         raise HloError(f"dynamic-slice: sizes {sizes} exceed operand shape {operand.shape}")
     return sizes
 
@@ -206,7 +213,7 @@ def _dynamic_update_slice_shape(operands, attrs):
         raise HloError("dynamic-update-slice: needs operand, update and start indices")
     operand, update, *starts = operands
     _check_starts("dynamic-update-slice", operand, starts)
-    if update.ndim != operand.ndim or any(u > o for u, o in zip(update.shape, operand.shape)):
+    if update.ndim != operand.ndim or any(_exceeds(u, o) for u, o in zip(update.shape, operand.shape)):
         raise HloError(f"dynamic-update-slice: update does not fit ({describe(operands[:2])})")
     return operand.shape
 
