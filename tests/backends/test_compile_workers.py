@@ -92,7 +92,7 @@ def test_no_helpers_inside_daemonic_processes():
     process.start()
     assert queue.get(timeout=60) == 0
     process.join(60)
-    assert compile_workers.default_worker_count() == max(0, min(4, (os.cpu_count() or 1) - 1))
+    assert compile_workers.default_worker_count() == max(1, min(4, os.cpu_count() or 1))
 
 
 def test_compile_workers_flag_parses():
@@ -153,3 +153,27 @@ def test_a_hung_helper_is_killed_and_its_kernel_compiled_here(monkeypatch):
         assert sleeper.compile(multiply_add_text("hung")) is None
     assert not sleeper.alive
     assert sleeper.process.wait(10) is not None  # killed, not left running
+
+
+def test_once_a_helper_is_ready_this_process_compiles_nothing(helper, monkeypatch):
+    """Kernels compile in helpers, never here, once one is ready (LLVM's context would keep
+    ~0.2 MiB of each in this process for its whole life): batches of several and of one."""
+    here = []
+    real = compile_workers.compile_object
+    monkeypatch.setattr(compile_workers, "compile_object", lambda text: here.append(text) or real(text))
+    texts = [multiply_add_text(f"away_{index}") for index in range(5)]
+    assert compile_workers.compile_objects(texts, workers=1) == [target.compile_object(text) for text in texts]
+    single = [multiply_add_text("away_single")]
+    assert compile_workers.compile_objects(single, workers=1) == [target.compile_object(single[0])]
+    assert here == [] and helper.served == 6
+
+
+def test_a_helper_is_replaced_after_its_share_of_kernels(helper, monkeypatch):
+    monkeypatch.setattr(compile_workers, "_KERNELS_PER_HELPER", 3)
+    texts = [multiply_add_text(f"share_{index}") for index in range(4)]
+    assert compile_workers.compile_objects(texts, workers=1) == [target.compile_object(text) for text in texts]
+    assert not helper.alive and helper.process.wait(10) == 0  # retired after its batch: it ends
+    (fresh,) = compile_workers._helpers(1)
+    assert fresh is not helper and fresh.process.pid != helper.process.pid
+    more = [multiply_add_text(f"share_more_{index}") for index in range(2)]
+    assert compile_workers.compile_objects(more, workers=1) == [target.compile_object(text) for text in more]
