@@ -19,6 +19,17 @@ def multiply_add_text(name: str) -> str:
     return str(multiply_add_module(name))
 
 
+def scripted_helper(script: str) -> compile_workers._Helper:
+    """A helper whose process runs `script` (Python) instead of the compile worker, once it
+    has said it is ready: a misbehaving helper, for the tests below."""
+    scripted = compile_workers._Helper.__new__(compile_workers._Helper)
+    scripted.process = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, bufsize=0)
+    scripted.lock, scripted.alive, scripted.served = threading.Lock(), True, 0
+    assert scripted.process.stdout.read(1) == compile_workers.READY
+    return scripted
+
+
 @pytest.fixture
 def helper():
     """One started, ready helper; stopped afterwards, so other tests start their own."""
@@ -112,11 +123,7 @@ def test_an_answer_for_another_request_is_never_used():
         "    sys.stdin.buffer.read(struct.unpack('>I', head)[0])\n"
         "    out.write(struct.pack('>BI', 0, 4) + bytes(32) + b'junk'); out.flush()\n"
     )
-    impostor = compile_workers._Helper.__new__(compile_workers._Helper)
-    impostor.process = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, bufsize=0)
-    impostor.lock, impostor.alive, impostor.served = threading.Lock(), True, 0
-    assert impostor.process.stdout.read(1) == compile_workers.READY
+    impostor = scripted_helper(script)
     with impostor.lock:
         assert impostor.compile(multiply_add_text("impostor")) is None
     assert not impostor.alive
@@ -144,11 +151,7 @@ def test_a_hung_helper_is_killed_and_its_kernel_compiled_here(monkeypatch):
         "sys.stdin.buffer.read(4); time.sleep(600)\n"
     )
     monkeypatch.setattr(compile_workers, "_ANSWER_SECONDS", 0.5)
-    sleeper = compile_workers._Helper.__new__(compile_workers._Helper)
-    sleeper.process = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, bufsize=0)
-    sleeper.lock, sleeper.alive, sleeper.served = threading.Lock(), True, 0
-    assert sleeper.process.stdout.read(1) == compile_workers.READY
+    sleeper = scripted_helper(script)
     with sleeper.lock:
         assert sleeper.compile(multiply_add_text("hung")) is None
     assert not sleeper.alive
