@@ -83,7 +83,7 @@ class DiskCache:
         return True
 
     def _path(self, key: str) -> Path:
-        if not key or not all(character in "0123456789abcdef" for character in key):
+        if not _is_key(key):
             raise ValueError(f"DiskCache: a key is a lowercase hex digest, got {key!r}")
         return self.directory / key
 
@@ -141,7 +141,7 @@ class DiskCache:
                 status = path.lstat()
             except OSError:
                 continue
-            if stat.S_ISREG(status.st_mode) and not path.name.startswith("."):
+            if stat.S_ISREG(status.st_mode) and _is_key(path.name):  # never another file in the directory
                 entries.append((status.st_mtime, status.st_size, path))
         return entries
 
@@ -159,9 +159,15 @@ class DiskCache:
     def clear(self) -> None:
         """Remove every entry (`la.clear_cache(persistent=True)`)."""
         if self.usable():
-            for _, _, path in self._entries():
-                _remove(path)
-            self._bytes = 0
+            with self._lock:
+                for _, _, path in self._entries():
+                    _remove(path)
+                self._bytes = 0
+
+
+def _is_key(name: str) -> bool:
+    """Whether `name` is an entry's name: a lowercase hex digest."""
+    return bool(name) and all(character in "0123456789abcdef" for character in name)
 
 
 def _unsafe(status: os.stat_result, what: str) -> str:

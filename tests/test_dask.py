@@ -271,8 +271,8 @@ def test_one_compile_per_chunk_program_per_worker_and_the_second_worker_loads(cl
 def test_two_dimensional_chunks_compile_one_program_per_chunk_shape(cpu_backend):
     """Blocks of a 2-D array are dynamic slices with runtime starts: the 12 chunks of a 400x300
     array in 128x128 blocks (full, partial-row, partial-column and corner blocks: chunk shapes
-    (128,128), (128,44), (16,128), (16,44)) run 3 chunk programs, not one per position. Square
-    blocks have two equal sizes (another symbolic pattern), the other three shapes share one."""
+    (128,128), (128,44), (16,128), (16,44)) run 2 chunk programs, not one per position: square
+    blocks have two equal sizes (a symbolic pattern of their own), the other three shapes share one."""
     values = data((400, 300), 17)
     x = lad.from_array(values, chunks=(128, 128))
     program = np.sin(x) * 2 + x  # elementwise: one task per chunk, no combine steps

@@ -76,6 +76,7 @@ def test_bad_ir_raises_the_processes_own_error(helper, broken_at):
 
 def test_programs_compiled_with_helpers_match_numpy(helper):
     """A module of several new kernels (each `exp`/`tanh`/`log` chain its own) through helpers."""
+    previous = _flags.FLAGS
     _flags.with_overrides(compile_workers=1)
     try:
         la.clear_cache()
@@ -89,7 +90,7 @@ def test_programs_compiled_with_helpers_match_numpy(helper):
         assert la.cache_info().kernels_compiled >= 2
         assert helper.served > 0
     finally:
-        _flags.with_overrides(compile_workers=-1)
+        _flags.FLAGS = previous
 
 
 def _report_default_count(queue):
@@ -127,7 +128,7 @@ def test_an_answer_for_another_request_is_never_used():
     with impostor.lock:
         assert impostor.compile(multiply_add_text("impostor")) is None
     assert not impostor.alive
-    impostor.process.wait(10)
+    compile_workers._reap(impostor)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
@@ -156,6 +157,7 @@ def test_a_hung_helper_is_killed_and_its_kernel_compiled_here(monkeypatch):
         assert sleeper.compile(multiply_add_text("hung")) is None
     assert not sleeper.alive
     assert sleeper.process.wait(10) is not None  # killed, not left running
+    compile_workers._reap(sleeper)
 
 
 def test_once_a_helper_is_ready_this_process_compiles_nothing(helper, monkeypatch):
@@ -178,5 +180,36 @@ def test_a_helper_is_replaced_after_its_share_of_kernels(helper, monkeypatch):
     assert not helper.alive and helper.process.wait(10) == 0  # retired after its batch: it ends
     (fresh,) = compile_workers._helpers(1)
     assert fresh is not helper and fresh.process.pid != helper.process.pid
+    assert helper.process.stdout.closed and helper.process.returncode == 0  # reaped, pipes closed
     more = [multiply_add_text(f"share_more_{index}") for index in range(2)]
     assert compile_workers.compile_objects(more, workers=1) == [target.compile_object(text) for text in more]
+
+
+def test_a_helper_never_imports_from_the_current_directory(tmp_path, monkeypatch):
+    """Started from a directory holding another `lazyarr`, a helper still runs this one."""
+    fake = tmp_path / "lazyarr" / "backends" / "llvm"
+    fake.mkdir(parents=True)
+    for folder in (tmp_path / "lazyarr", tmp_path / "lazyarr" / "backends", fake):
+        (folder / "__init__.py").write_text("")
+    marker = tmp_path / "the-impostor-ran"
+    (fake / "compile_worker.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    monkeypatch.chdir(tmp_path)
+    compile_workers.stop_helpers()
+    try:
+        (started,) = compile_workers._helpers(1)
+        assert started.ready.wait(60)
+        text = multiply_add_text("from_elsewhere")
+        with started.lock:
+            assert started.compile(text) == target.compile_object(text)
+        assert not marker.exists()
+    finally:
+        compile_workers.stop_helpers()
+
+
+def test_processes_started_by_a_process_with_helpers_compile_in_themselves(monkeypatch):
+    """Worker processes (concurrent.futures, multiprocessing, dask's process scheduler) inherit
+    the owner variable: by default they start no helpers of their own."""
+    monkeypatch.setenv(compile_workers._OWNER_VARIABLE, str(os.getpid() + 1))
+    assert compile_workers.default_worker_count() == 0
+    monkeypatch.setenv(compile_workers._OWNER_VARIABLE, str(os.getpid()))
+    assert compile_workers.default_worker_count() == max(1, min(4, os.cpu_count() or 1))

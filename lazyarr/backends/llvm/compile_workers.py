@@ -33,6 +33,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from pathlib import Path
 
@@ -49,6 +50,12 @@ _KERNELS_PER_HELPER = 500
 # A helper that has not answered one kernel in this long is taken for hung (LLVM never takes
 # this long for one kernel: the largest, 100,000-op chains, are cut into kernels of bounded size).
 _ANSWER_SECONDS = 300.0
+# A helper not ready this long after its start is taken for stuck and dropped.
+_START_SECONDS = 60.0
+# Set by the first process of a program to start helpers: processes it starts (multiprocessing,
+# concurrent.futures, dask's process scheduler) compile in themselves by default, so N worker
+# processes do not each start up to four helpers.
+_OWNER_VARIABLE = "LAZYARR_COMPILE_HELPERS_OWNER"
 
 
 class _Helper:
@@ -59,8 +66,9 @@ class _Helper:
         environment = dict(os.environ)
         environment["PYTHONPATH"] = os.pathsep.join(
             [package_root] + [part for part in environment.get("PYTHONPATH", "").split(os.pathsep) if part])
+        # -P: nothing from the current directory (another lazyarr there would compile instead)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "lazyarr.backends.llvm.compile_worker"],
+            [sys.executable, "-P", "-m", "lazyarr.backends.llvm.compile_worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment,
             bufsize=0,  # unbuffered: a forked child closing its copies flushes nothing into them
         )
@@ -68,6 +76,7 @@ class _Helper:
         self.ready = threading.Event()
         self.alive = True
         self.served = 0  # texts compiled
+        self.started = time.monotonic()
         threading.Thread(target=self._await_ready, name="lazyarr-compile-helper-start", daemon=True).start()
 
     def _await_ready(self) -> None:
@@ -142,7 +151,12 @@ def _helpers(count: int) -> list[_Helper]:
     with _POOL_LOCK:
         if _POOL["pid"] != os.getpid():
             _POOL.update(pid=os.getpid(), helpers=[])  # a forked child must not share its parent's pipes
+        for helper in _POOL["helpers"]:
+            if not helper.alive and not helper.lock.locked():
+                _reap(helper)
         helpers = _POOL["helpers"] = [helper for helper in _POOL["helpers"] if helper.alive]
+        if helpers or count:
+            os.environ[_OWNER_VARIABLE] = str(os.getpid())
         while len(helpers) < count:
             try:
                 helpers.append(_Helper())
@@ -151,14 +165,32 @@ def _helpers(count: int) -> list[_Helper]:
         return list(helpers)
 
 
+def _reap(helper: _Helper) -> None:
+    """Close a stopped helper's pipes and wait for its process (it ends at end of input)."""
+    for stream in (helper.process.stdin, helper.process.stdout):
+        try:
+            stream.close()
+        except (OSError, ValueError):
+            pass
+    try:
+        helper.process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        helper.process.kill()
+        helper.process.wait()
+
+
 def default_worker_count() -> int:
     """Helpers when --compile_workers is -1: one per core, at least one (they keep LLVM's
     growth out of this process), at most 4; none inside a daemonic process (a multiprocessing
-    or dask worker: the pool there is the cluster's)."""
+    or dask worker: the pool there is the cluster's) or a process started by one with helpers
+    (`_OWNER_VARIABLE`)."""
     import multiprocessing
 
     if multiprocessing.current_process().daemon:
         return 0
+    owner = os.environ.get(_OWNER_VARIABLE)
+    if owner is not None and owner != str(os.getpid()):
+        return 0  # started by a process that has helpers of its own
     return max(1, min(4, os.cpu_count() or 1))
 
 
@@ -189,6 +221,9 @@ def compile_objects(texts: list[str], workers: int) -> list[bytes]:
         try:
             while not helper.ready.wait(0.005):
                 if not helper.alive or not pending:
+                    return
+                if time.monotonic() - helper.started > _START_SECONDS:
+                    helper.stop()  # never came up: the calling thread compiles what is left
                     return
             while helper.alive:
                 index = take()
@@ -235,10 +270,7 @@ def stop_helpers(wait: bool = True) -> None:
     for helper in helpers:
         helper.stop()
         if wait:
-            try:
-                helper.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                helper.process.kill()
+            _reap(helper)
 
 
 def _forget_helpers_in_child() -> None:

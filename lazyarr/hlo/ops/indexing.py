@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import dtypes
-from ...shapes import is_symbolic_size
+from ...shapes import is_symbolic_size, size_bound
 from ..instruction import make
 from ..op import HloError, OpDef, register
 from ._rules import check_axes, check_int_tuple, describe, same_dtype
@@ -163,9 +163,13 @@ def _check_starts(name, operand, starts):
 
 
 def _exceeds(size: int, extent: int) -> bool:
-    """Whether a block of `size` cannot fit in `extent`; placeholder sizes (symbolic_sizes.py)
-    stand for real ones that were checked when the concrete module was built."""
-    return size > extent and not (is_symbolic_size(size) or is_symbolic_size(extent))
+    """Whether a block of `size` cannot fit in `extent`. A placeholder (symbolic_sizes.py) is
+    known only by its bound: a concrete size above a small placeholder's bound cannot fit; two
+    placeholders stand for real sizes checked when the concrete module was built."""
+    if is_symbolic_size(size):
+        return False
+    bound = size_bound(extent)
+    return bound is not None and size > bound
 
 
 def clamped_starts(starts, shape, sizes):
