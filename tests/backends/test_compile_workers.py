@@ -104,7 +104,7 @@ def test_no_helpers_inside_daemonic_processes():
     process.start()
     assert queue.get(timeout=60) == 0
     process.join(60)
-    assert compile_workers.default_worker_count() == max(1, min(4, os.cpu_count() or 1))
+    assert compile_workers.default_worker_count() == max(1, min(4, (os.cpu_count() or 1) - 1))
 
 
 def test_compile_workers_flag_parses():
@@ -161,8 +161,10 @@ def test_a_hung_helper_is_killed_and_its_kernel_compiled_here(monkeypatch):
 
 
 def test_once_a_helper_is_ready_this_process_compiles_nothing(helper, monkeypatch):
-    """Kernels compile in helpers, never here, once one is ready (LLVM's context would keep
-    ~0.2 MiB of each in this process for its whole life): batches of several and of one."""
+    """Kernels compile in helpers, never here, once one is ready and this process has compiled
+    its share (LLVM's context would keep ~0.3 MiB of each here for the process's whole life):
+    batches of several and of one."""
+    monkeypatch.setattr(compile_workers, "_COMPILED_HERE", [compile_workers._KERNELS_HERE])
     here = []
     real = compile_workers.compile_object
     monkeypatch.setattr(compile_workers, "compile_object", lambda text: here.append(text) or real(text))
@@ -175,6 +177,7 @@ def test_once_a_helper_is_ready_this_process_compiles_nothing(helper, monkeypatc
 
 def test_a_helper_is_replaced_after_its_share_of_kernels(helper, monkeypatch):
     monkeypatch.setattr(compile_workers, "_KERNELS_PER_HELPER", 3)
+    monkeypatch.setattr(compile_workers, "_COMPILED_HERE", [compile_workers._KERNELS_HERE])  # helpers take all
     texts = [multiply_add_text(f"share_{index}") for index in range(4)]
     assert compile_workers.compile_objects(texts, workers=1) == [target.compile_object(text) for text in texts]
     assert not helper.alive and helper.process.wait(10) == 0  # retired after its batch: it ends
@@ -212,4 +215,13 @@ def test_processes_started_by_a_process_with_helpers_compile_in_themselves(monke
     monkeypatch.setenv(compile_workers._OWNER_VARIABLE, str(os.getpid() + 1))
     assert compile_workers.default_worker_count() == 0
     monkeypatch.setenv(compile_workers._OWNER_VARIABLE, str(os.getpid()))
-    assert compile_workers.default_worker_count() == max(1, min(4, os.cpu_count() or 1))
+    assert compile_workers.default_worker_count() == max(1, min(4, (os.cpu_count() or 1) - 1))
+
+
+def test_this_process_compiles_beside_the_helpers_up_to_its_share(helper, monkeypatch):
+    """A short program's first batches use this thread too, up to `_KERNELS_HERE` kernels."""
+    monkeypatch.setattr(compile_workers, "_KERNELS_HERE", 2)
+    monkeypatch.setattr(compile_workers, "_COMPILED_HERE", [0])
+    texts = [multiply_add_text(f"share_here_{index}") for index in range(8)]
+    assert compile_workers.compile_objects(texts, workers=1) == [target.compile_object(text) for text in texts]
+    assert compile_workers._COMPILED_HERE[0] <= 2 and helper.served + compile_workers._COMPILED_HERE[0] == 8

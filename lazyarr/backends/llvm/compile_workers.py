@@ -7,18 +7,18 @@ it reads IR text on its stdin and answers with `compile_object`'s bytes, the ver
 process would make itself (same host CPU and features, same LLVM options, same pipeline), so
 where a kernel was compiled changes nothing, including its persistent-cache entry.
 
-`compile_objects(texts)` hands the texts to the ready helpers, each taking the next one until
-none is left. The calling thread compiles only while no helper is ready (a process's first
-batch: a helper takes ~0.3 s to start, importing lazyarr) and what no helper took (each busy
-with another thread's batch, or dead), so using helpers never makes a batch wait for them.
-Keeping LLVM out of the evaluating process matters beyond speed: LLVM's context keeps ~0.2 MiB
-of every module compiled in a process for the process's life (types, constants, metadata), so
-a long-running program that compiled many graphs grew without bound (600 distinct compiles:
-+201 MiB); with helpers it grows by what its LRU caches hold (+58 MiB), and a helper is
-replaced by a fresh one after `_KERNELS_PER_HELPER` kernels. Helpers start with the first
-compile and stop when the process exits (their stdin closes). A helper that fails, dies or
-takes longer than `_ANSWER_SECONDS` to answer is dropped and its kernel compiled here, where
-a real error shows as it always did. A forked child starts
+`compile_objects(texts)` hands the texts to the calling thread and the ready helpers, each
+taking the next one until none is left; a helper still starting (~0.3 s, importing lazyarr) or
+busy with another thread's batch takes nothing, so a batch never waits for one. Keeping LLVM out
+of the evaluating process matters beyond speed: LLVM's context keeps ~0.3 MiB of every module
+compiled in a process for the process's life (types, constants, metadata), so a long-running
+program that compiled many graphs grew without bound (600 distinct compiles: +201 MiB). So the
+calling thread compiles beside the helpers only for the process's first `_KERNELS_HERE` kernels
+(a short program's first run gets every core), then only while no helper is ready; the process
+then grows by what its LRU caches hold, and a helper is replaced by a fresh one after
+`_KERNELS_PER_HELPER` kernels. Helpers start with the first compile and stop when the process
+exits (their stdin closes). A helper that fails, dies or takes longer than `_ANSWER_SECONDS` to
+answer is dropped and its kernel compiled here, where a real error shows as it always did. A forked child starts
 helpers of its own. Profiled compiles (`la.profile`) stay in the process, so their spans are
 recorded.
 """
@@ -45,8 +45,13 @@ _DIGEST_SIZE = 32  # then the SHA-256 of the request it answers, then the payloa
 _LENGTH = struct.Struct(">I")
 READY = b"R"
 # A helper is replaced by a fresh process after compiling this many kernels: LLVM's context in
-# it grows by ~0.2 MiB a kernel and never shrinks (compile_objects).
+# it grows by ~0.3 MiB a kernel and never shrinks (compile_objects).
 _KERNELS_PER_HELPER = 500
+# The calling thread compiles beside the helpers until it has compiled this many kernels (a
+# short program's first batches get every core; ~20 MiB of LLVM's growth), then only while no
+# helper is ready.
+_KERNELS_HERE = 64
+_COMPILED_HERE = [0]  # kernels compiled by this process itself
 # A helper that has not answered one kernel in this long is taken for hung (LLVM never takes
 # this long for one kernel: the largest, 100,000-op chains, are cut into kernels of bounded size).
 _ANSWER_SECONDS = 300.0
@@ -180,8 +185,8 @@ def _reap(helper: _Helper) -> None:
 
 
 def default_worker_count() -> int:
-    """Helpers when --compile_workers is -1: one per core, at least one (they keep LLVM's
-    growth out of this process), at most 4; none inside a daemonic process (a multiprocessing
+    """Helpers when --compile_workers is -1: one per core besides this one, at least one (they
+    keep LLVM's growth out of this process), at most 4; none inside a daemonic process (a multiprocessing
     or dask worker: the pool there is the cluster's) or a process started by one with helpers
     (`_OWNER_VARIABLE`)."""
     import multiprocessing
@@ -191,17 +196,18 @@ def default_worker_count() -> int:
     owner = os.environ.get(_OWNER_VARIABLE)
     if owner is not None and owner != str(os.getpid()):
         return 0  # started by a process that has helpers of its own
-    return max(1, min(4, os.cpu_count() or 1))
+    return max(1, min(4, (os.cpu_count() or 1) - 1))
 
 
 def compile_objects(texts: list[str], workers: int) -> list[bytes]:
-    """`compile_object` of each text, in order, by up to `workers` helper processes.
+    """`compile_object` of each text, in order, shared with up to `workers` helper processes.
 
-    This thread compiles only while no helper is ready (the first batch, while they start):
-    LLVM keeps what every module put into a process's context for the life of the process
-    (~0.2 MiB a kernel), so kernels compiled in helpers leave this process's memory flat, and a
-    helper is replaced after `_KERNELS_PER_HELPER` kernels. Texts that no helper took (each busy
-    with another thread's batch, or dead) are compiled here."""
+    This thread takes texts too until the process has compiled `_KERNELS_HERE` kernels itself,
+    then only while no helper is ready: LLVM keeps what every module put into a process's
+    context for the life of the process (~0.3 MiB a kernel), so kernels compiled in helpers
+    leave this process's memory flat, and a helper is replaced after `_KERNELS_PER_HELPER`
+    kernels. Texts that no helper took (each busy with another thread's batch, or dead) are
+    compiled here."""
     if not texts or workers <= 0 or _profiler.is_profiling():
         return [compile_object(text) for text in texts]
     helpers = _helpers(workers)  # the first batch starts them; they join once ready
@@ -244,11 +250,13 @@ def compile_objects(texts: list[str], workers: int) -> list[bytes]:
     for thread in threads:
         thread.start()
     try:
-        while not any(helper.alive and helper.ready.is_set() for helper in helpers):
+        while _COMPILED_HERE[0] < _KERNELS_HERE or not any(helper.alive and helper.ready.is_set()
+                                                          for helper in helpers):
             index = take()
             if index is None:
                 break
             results[index] = compile_object(texts[index])
+            _COMPILED_HERE[0] += 1
     except BaseException:
         pending.clear()  # helpers take nothing more
         raise
