@@ -42,7 +42,7 @@ class Explanation:
         if self.fusion_report is not None:
             parts += ["== fusion ==", str(self.fusion_report).rstrip()]
         if self.buffer_assignment is not None:
-            parts += ["== buffer assignment ==", str(self.buffer_assignment).rstrip()]
+            parts += ["== buffer assignment ==", named_symbolic_sizes(str(self.buffer_assignment)).rstrip()]
         return "\n".join(parts) + "\n"
 
     def _repr_pretty_(self, printer, cycle):  # IPython

@@ -26,6 +26,9 @@ def test_explain_names_symbolic_sizes_instead_of_printing_placeholders(cpu_backe
     assert "f32[s0]" in report.hlo_after
     assert not re.search(r"\d{13,}", report.hlo_after), report.hlo_after  # no raw placeholder numbers
     assert "777" not in report.hlo_after  # one executable for every size: the size is not in it
+    buffers = str(report).split("== buffer assignment ==")[1]
+    assert "f32[s0]" in buffers and "size known at run time" in buffers  # no byte counts of placeholders
+    assert not re.search(r"\d{13,}", buffers), buffers
 
 
 def test_sum_of_fused_expression_is_one_kernel_without_temporaries(cpu_backend):

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from ..hlo import Instruction, Module
 from ..hlo.text import format_type, instruction_names
+from ..shapes import is_symbolic_size
 
 ALIGNMENT = 64
 KINDS = ("temp", "output", "parameter", "constant")
@@ -70,8 +71,8 @@ class BufferAssignment:
 
     def __str__(self) -> str:
         lines = [
-            f"BufferAssignment: {len(self.allocations)} allocations, total {self.total_bytes} bytes, "
-            f"reused {self.reused_bytes} bytes"
+            f"BufferAssignment: {len(self.allocations)} allocations, total {_bytes(self.total_bytes)}, "
+            f"reused {_bytes(self.reused_bytes)}"
         ]
         held: dict[int, list[Instruction]] = {}
         for instruction, index in self.slot_of.items():
@@ -83,13 +84,21 @@ class BufferAssignment:
             label = allocation.kind
             if allocation.index in outputs:
                 label += " " + ", ".join(str(number) for number in outputs[allocation.index])
-            lines.append(f"allocation {allocation.index}: size {allocation.size_bytes}, {label}:")
+            size = allocation.size_bytes
+            size_text = "known at run time" if is_symbolic_size(size) else str(size)
+            lines.append(f"allocation {allocation.index}: size {size_text}, {label}:")
             for instruction in held.get(allocation.index, []):
                 start, end = self.live_range[instruction]
                 name = self.names.get(id(instruction), instruction.opcode)
                 value_type = format_type(instruction.shape, instruction.dtype)
                 lines.append(f"  value {name} {value_type} live [{start}, {end}]")
         return "\n".join(lines)
+
+
+def _bytes(count: int) -> str:
+    """A byte count, or what it is when a symbolic size (a placeholder, shapes.placeholder) went
+    into it: its number means nothing then, the size is known at run time."""
+    return "known at run time" if is_symbolic_size(count) else f"{count} bytes"
 
 
 class BufferAssigner:
