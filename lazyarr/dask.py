@@ -52,6 +52,7 @@ from . import dtypes
 from .frontend.array import Array, evaluate_arrays, leaf_for
 from .frontend.core import from_numpy
 from .frontend.indexing import block
+from .shapes import is_contiguous_block
 
 __all__ = ["from_array", "from_dask", "optimize", "to_dask"]
 
@@ -136,11 +137,7 @@ def _block_bounds(shape, key) -> list[tuple[int, int]] | None:
         return None
     bounds = [part.indices(size)[:2] for part, size in zip(key, shape)]
     bounds = [(begin, max(begin, end)) for begin, end in bounds]
-    # Row-major contiguity: single indices, then one axis with any range, then whole axes.
-    first = next((axis for axis, (begin, end) in enumerate(bounds) if end - begin != 1), len(bounds))
-    if all((begin, end) == (0, size) for (begin, end), size in zip(bounds[first + 1:], shape[first + 1:])):
-        return None
-    return bounds
+    return None if is_contiguous_block(bounds, shape) else bounds
 
 
 to_dask = from_array  # the same, read from the lazyarr side: lad.to_dask(lazy, chunks=...)

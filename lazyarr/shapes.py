@@ -56,6 +56,13 @@ def broadcast_shapes(*shapes: Sequence[int], where: str = "broadcast") -> Shape:
     return tuple(result)
 
 
+def is_contiguous_block(bounds: Sequence[tuple[int, int]], shape: Sequence[int]) -> bool:
+    """Whether the block of `shape` with (begin, end) per axis is one contiguous stretch of a
+    row-major buffer: single indices, then one axis with any range, then whole axes."""
+    first = next((axis for axis, (begin, end) in enumerate(bounds) if end - begin != 1), len(bounds))
+    return all((begin, end) == (0, size) for (begin, end), size in zip(bounds[first + 1:], shape[first + 1:]))
+
+
 def normalize_axis(axis, ndim: int, *, where: str = "axis") -> int:
     """Map a possibly negative axis into [0, ndim), as NumPy's AxisError would check it."""
     try:

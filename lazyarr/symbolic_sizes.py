@@ -112,12 +112,11 @@ def symbolize(module: Module) -> tuple[Module, tuple[int, ...]] | None:
             attrs["shape"] = symbolic(attrs["shape"])
         elif "sizes" in attrs:  # a dynamic-slice's block (its starts are runtime values)
             attrs["sizes"] = symbolic(attrs["sizes"])
-        elif node.opcode == "slice":  # a whole axis (limit = its size) follows its size
-            whole = set(range(node.ndim)).difference(_pinned_axes(node))
-            attrs["limit"] = tuple(symbolic((limit,))[0] if axis in whole else limit
-                                   for axis, limit in enumerate(attrs["limit"]))
-            symbolic(node.shape)
         else:
+            if node.opcode == "slice":  # a whole axis (limit = its size) follows its size
+                whole = set(range(node.ndim)).difference(_pinned_axes(node))
+                attrs["limit"] = tuple(symbolic((limit,))[0] if axis in whole else limit
+                                       for axis, limit in enumerate(attrs["limit"]))
             symbolic(node.shape)  # number its sizes in order even when no attribute holds them
         mapping[id(node)] = make(node.op, operands, **attrs)
     if not sizes:

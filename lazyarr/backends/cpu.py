@@ -35,7 +35,7 @@ from ..hlo.text import print_computation
 from ..passes.default import default_pipeline
 from ..passes.fusion import FusionDecision, FusionPolicy
 from ..persistent_cache import disk_cache
-from ..shapes import is_symbolic_size, resolve_shape
+from ..shapes import is_contiguous_block, is_symbolic_size, resolve_shape
 from .kernel_sizes import canonical_sizes
 from .llvm import dispatch
 from .llvm.blas import gemm, is_native_dot, native_dot_refusal
@@ -129,10 +129,7 @@ def is_buffer_view(instruction: Instruction) -> bool:
     operand = instruction.operands[0]
     if any(step != 1 for step in instruction.attr("stride")) or instruction.shape == operand.shape:
         return False
-    ranges = list(zip(instruction.attr("start"), instruction.attr("limit"), operand.shape))
-    # Row-major: ranges of one index, then one axis with any range, then whole axes.
-    first = next((axis for axis, (begin, end, _) in enumerate(ranges) if end - begin != 1), len(ranges))
-    return all((begin, end) == (0, size) for begin, end, size in ranges[first + 1:])
+    return is_contiguous_block(list(zip(instruction.attr("start"), instruction.attr("limit"))), operand.shape)
 
 
 @dataclass

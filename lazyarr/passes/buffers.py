@@ -84,9 +84,7 @@ class BufferAssignment:
             label = allocation.kind
             if allocation.index in outputs:
                 label += " " + ", ".join(str(number) for number in outputs[allocation.index])
-            size = allocation.size_bytes
-            size_text = "known at run time" if is_symbolic_size(size) else str(size)
-            lines.append(f"allocation {allocation.index}: size {size_text}, {label}:")
+            lines.append(f"allocation {allocation.index}: size {_bytes(allocation.size_bytes, unit='')}, {label}:")
             for instruction in held.get(allocation.index, []):
                 start, end = self.live_range[instruction]
                 name = self.names.get(id(instruction), instruction.opcode)
@@ -95,10 +93,10 @@ class BufferAssignment:
         return "\n".join(lines)
 
 
-def _bytes(count: int) -> str:
+def _bytes(count: int, unit: str = " bytes") -> str:
     """A byte count, or what it is when a symbolic size (a placeholder, shapes.placeholder) went
     into it: its number means nothing then, the size is known at run time."""
-    return "known at run time" if is_symbolic_size(count) else f"{count} bytes"
+    return "known at run time" if is_symbolic_size(count) else f"{count}{unit}"
 
 
 class BufferAssigner:

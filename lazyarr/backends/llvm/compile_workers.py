@@ -170,13 +170,17 @@ def _helpers(count: int) -> list[_Helper]:
         return list(helpers)
 
 
-def _reap(helper: _Helper) -> None:
-    """Close a stopped helper's pipes and wait for its process (it ends at end of input)."""
+def _close_pipes(helper: _Helper) -> None:
     for stream in (helper.process.stdin, helper.process.stdout):
         try:
             stream.close()
         except (OSError, ValueError):
             pass
+
+
+def _reap(helper: _Helper) -> None:
+    """Close a stopped helper's pipes and wait for its process (it ends at end of input)."""
+    _close_pipes(helper)
     try:
         helper.process.wait(timeout=5)
     except subprocess.TimeoutExpired:
@@ -287,11 +291,7 @@ def _forget_helpers_in_child() -> None:
     global _POOL_LOCK
     _POOL_LOCK = threading.Lock()  # another thread may have held it at the fork
     for helper in _POOL["helpers"]:
-        for stream in (helper.process.stdin, helper.process.stdout):
-            try:
-                stream.close()
-            except (OSError, ValueError):
-                pass
+        _close_pipes(helper)
     _POOL.update(pid=os.getpid(), helpers=[])
 
 
