@@ -169,7 +169,10 @@ _sweep_at = _SWEEP_FLOOR
 def _sweep() -> None:
     """Drop the entries of dead instructions; the next sweep waits until the table doubles."""
     global _sweep_at
-    for key, entry in list(_INTERN.items()):  # a copy: another thread may insert meanwhile
+    # dict.copy() is one step under the GIL; list(_INTERN.items()) was not (a garbage collection
+    # while it built the list could let another thread insert, and the copy raised "dictionary
+    # changed size during iteration": seen under dask's threaded scheduler).
+    for key, entry in _INTERN.copy().items():
         if entry() is None and _INTERN.get(key) is entry:
             del _INTERN[key]
     _sweep_at = max(_SWEEP_FLOOR, 2 * len(_INTERN))

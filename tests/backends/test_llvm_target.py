@@ -101,15 +101,16 @@ def test_optimize_vectorizes_a_multiply_add_loop():
     assert re.search(r"fadd <(4|8|16) x float>", str(module))
 
 
-def test_the_remainder_loop_is_not_vectorized_again():
-    """Epilogue vectorization is off (target._LLVM_OPTIONS): one vector loop and a scalar remainder,
-    not a second, narrower vector copy of the loop that costs LLVM time and buys nothing."""
-    module = target.parse_module(multiply_add_module("multiply_add_without_epilogue"))
+def test_the_remainder_loop_is_vectorized_too():
+    """Epilogue vectorization stays on (target._LLVM_OPTIONS): after the wide, interleaved vector
+    loop, the remainder (up to 63 float32 elements) runs in a narrower vector loop, not element by
+    element; in short rows (a 256-wide stencil) that remainder is much of the work."""
+    module = target.parse_module(multiply_add_module("multiply_add_with_epilogue"))
     target.optimize(module, target.host_target_machine())
     text = str(module)
     assert re.search(r"fmul <(4|8|16) x float>", text), text
-    assert len(set(re.findall(r"fmul <(\d+) x float>", text))) == 1, text
-    assert "vec.epilog" not in text, text
+    assert len(set(re.findall(r"fmul <(\d+) x float>", text))) >= 2, text
+    assert "vec.epilog" in text, text
 
 
 def test_speed_level_zero_does_not_vectorize():

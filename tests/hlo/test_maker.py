@@ -7,6 +7,8 @@ refuses, with make()'s error, on every operand signature they have not seen.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -69,3 +71,25 @@ def test_a_maker_with_an_attribute_make_would_not_remember_still_interns():
     maker = Maker("constant", literal=literal)
     assert maker.local is None
     assert maker() is make("constant", literal=Literal(np.float32(2.5))) is constant(np.float32(2.5))
+
+
+def test_threads_making_nodes_while_the_intern_table_is_swept():
+    """Several threads recording distinct nodes (each batch enough to sweep the table) never see
+    the sweep fail on a table another thread grows (dask's threaded scheduler records so)."""
+    failures = []
+
+    def record(offset):
+        try:
+            for round_ in range(3):
+                kept = [make("constant", literal=Literal(float(offset * 100_000 + round_ * 10_000 + k), np.float64))
+                        for k in range(6_000)]
+                del kept
+        except BaseException as error:  # reported by the main thread
+            failures.append(error)
+
+    threads = [threading.Thread(target=record, args=(offset,)) for offset in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
