@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -164,18 +165,26 @@ class Instruction(_Fields):
 _INTERN: dict[tuple, weakref.ref] = {}
 _SWEEP_FLOOR = 4096
 _sweep_at = _SWEEP_FLOOR
+_SWEEPING = threading.Lock()
 
 
 def _sweep() -> None:
-    """Drop the entries of dead instructions; the next sweep waits until the table doubles."""
+    """Drop the entries of dead instructions; the next sweep waits until the table doubles.
+
+    One thread sweeps at a time (another one that finds the table due skips it), and it walks
+    a copy: dict.copy() is one step under the GIL, where list(_INTERN.items()) could let
+    another thread insert while it ran ("dictionary changed size during iteration", seen under
+    dask's threaded scheduler)."""
     global _sweep_at
-    # dict.copy() is one step under the GIL; list(_INTERN.items()) was not (a garbage collection
-    # while it built the list could let another thread insert, and the copy raised "dictionary
-    # changed size during iteration": seen under dask's threaded scheduler).
-    for key, entry in _INTERN.copy().items():
-        if entry() is None and _INTERN.get(key) is entry:
-            del _INTERN[key]
-    _sweep_at = max(_SWEEP_FLOOR, 2 * len(_INTERN))
+    if not _SWEEPING.acquire(blocking=False):
+        return
+    try:
+        for key, entry in _INTERN.copy().items():
+            if entry() is None and _INTERN.get(key) is entry:
+                del _INTERN[key]
+        _sweep_at = max(_SWEEP_FLOOR, 2 * len(_INTERN))
+    finally:
+        _SWEEPING.release()
 _NO_ATTRIBUTES = MappingProxyType({})
 # (op name, attributes as given, their types) -> the node's `_local` (attributes frozen and
 # sorted): a loop recording the same step skips freezing. Plain values only (no Literal kept).
