@@ -56,57 +56,66 @@ def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scala
     leaves holding their value; with `lift_constants`, so are constants larger than a kernel
     inlines. Leaves are numbered in the order the walk meets them (the module's parameters).
     """
-    position: dict[int, int] = {}
+    # Keyed by the nodes themselves (Instruction hashes by identity; no `id()` calls).
+    position: dict[Instruction, int] = {}
     nodes: list[Instruction] = []
     leaf_positions: list[int] = []
     buffers: list = []
     signature: list[tuple] = []
-    # One pass per node: a node is pushed, then its operands on top of it (leftmost last, so it
-    # is walked first), and when it comes back as `(node,)` its operands have positions.
+    # A node is met twice: first it is expanded (pushed back, its operands on top of it, the
+    # leftmost last so it is walked first); when it comes back its operands have positions.
+    expanded: set[Instruction] = set()
     for root in outputs:
         stack = [root]
+        pop, push = stack.pop, stack.append
         while stack:
-            node = stack.pop()
-            if type(node) is tuple:
-                node = node[0]
-                if id(node) in position:
-                    continue
-                operands = node.operands
+            node = pop()
+            if node in position:
+                continue
+            if node in expanded:
                 # `_identity` stands for `_local` (a small int for plain attributes: the key
                 # hashes and compares at once).
-                if len(operands) == 1:
-                    signature.append((node._identity, position[id(operands[0])]))
-                elif len(operands) == 2:
-                    signature.append((node._identity, position[id(operands[0])], position[id(operands[1])]))
+                operands = node.operands
+                if len(operands) == 2:
+                    signature.append((node._identity, position[operands[0]], position[operands[1]]))
+                elif len(operands) == 1:
+                    signature.append((node._identity, position[operands[0]]))
                 else:
-                    signature.append((node._identity, *[position[id(operand)] for operand in operands]))
+                    signature.append((node._identity, *[position[operand] for operand in operands]))
             else:
-                if id(node) in position:
-                    continue
                 buffer = bound(node)
-                if buffer is not None and node.operands and _recomputed_view(node, buffer, bound):
-                    buffer = None
-                if buffer is None and node.op is _CONSTANT and lift_scalars:
+                operands = node.operands
+                if buffer is not None:
+                    if operands and _recomputed_view(node, buffer, bound):
+                        buffer = None
+                elif lift_scalars and node.op is _CONSTANT:
                     if lift_constants and node.size > _LIFTED_CONSTANT_ELEMENTS:
                         buffer = node.attr("literal").array
                     else:
                         buffer = _lifted_scalar(node)
                 if buffer is None:
-                    operands = node.operands
                     if not operands and node.op is _PARAMETER:
                         raise ValueError(f"no buffer is bound to {node!r}; it cannot be evaluated")
-                    stack.append((node,))
-                    for operand in reversed(operands):
-                        if id(operand) not in position:
-                            stack.append(operand)
+                    expanded.add(node)
+                    push(node)
+                    if len(operands) == 2:  # unrolled: most nodes are binary
+                        second, first = operands[1], operands[0]
+                        if second not in position:
+                            push(second)
+                        if first not in position:
+                            push(first)
+                    else:
+                        for operand in reversed(operands):
+                            if operand not in position:
+                                push(operand)
                     continue
                 leaf_positions.append(len(nodes))
                 buffers.append(buffer)
                 signature.append((node.shape, node.dtype, type(buffer)))
-            position[id(node)] = len(nodes)
+            position[node] = len(nodes)
             nodes.append(node)
     return Linearized(nodes, leaf_positions, buffers, tuple(signature),
-                      tuple([position[id(root)] for root in outputs]))
+                      tuple([position[root] for root in outputs]))
 
 
 def _recomputed_view(node: Instruction, buffer, bound: BufferLookup) -> bool:
