@@ -106,5 +106,6 @@ def thread_pool_kernels(cpu_backend, monkeypatch):
 
     lazyarr.clear_cache()
     monkeypatch.setattr(cpu, "_PARALLEL_WORK", 1 << 12)
+    monkeypatch.setattr(cpu, "_NATIVE_PARALLEL_WORK", 1 << 12)
     yield
     lazyarr.clear_cache()

@@ -48,12 +48,14 @@ from .slots import HostStep, Slots
 
 _KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _ALIGNMENT = 64
-# A kernel runs on the thread pool when its estimated work (elements touched times its cost per
-# element, see `work_per_element`) reaches this; below it, on the calling thread. Handing a
-# kernel to the pool and back costs ~70-150 µs here (2-core box: Python futures, thread
-# wake-ups), so the split must save more than that. Measured, serial vs pool: `x + y` breaks
-# even at ~2M float32 elements (cost 4), `exp(x) * y + 1` at ~1M (cost 13), Black-Scholes'
-# kernel (cost ~100) wins from ~100k.
+# A kernel runs on several threads when its estimated work (elements touched times its cost per
+# element, see `work_per_element`) reaches this; below it, on the calling thread. Through
+# OpenMP's threads (llvm/threads.py) a split costs ~1-2 µs, so it pays from a few tens of µs of
+# work: NATIVE. Without an OpenMP runtime, handing a kernel to the Python pool and back costs
+# ~70-150 µs here (2-core box: Python futures, thread wake-ups), so the split must save more
+# than that. Measured, serial vs pool: `x + y` breaks even at ~2M float32 elements (cost 4),
+# `exp(x) * y + 1` at ~1M (cost 13), Black-Scholes' kernel (cost ~100) wins from ~100k.
+_NATIVE_PARALLEL_WORK = 1 << 17
 _PARALLEL_WORK = 1 << 23
 # Cost per element of an op, relative to an add; calls into the math library cost more.
 _HEAVY_OPS = frozenset({"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
@@ -149,6 +151,7 @@ class KernelStep:
     # The module's placeholder number behind each of the kernel's own (kernel_sizes.py): the
     # kernel reads `sizes[k]` for each k here, in this order.
     size_map: tuple[int, ...] = ()
+    splittable: bool = True  # False for a gemm kernel: BLAS runs its own threads
 
 
 # The size vector of kernels without placeholder sizes (they never read it).
@@ -164,16 +167,17 @@ def _kernel_sizes(kernel: KernelStep, sizes):
 
 @dataclass
 class NativeRun:
-    """Consecutive kernels run by one native dispatch call (llvm/dispatch.py). Kernels with
-    placeholder sizes resolve their extents at each run; if one then wants threads, the run
-    goes step by step instead."""
+    """Consecutive kernels run by one native dispatch call (llvm/dispatch.py), those marked
+    parallel on OpenMP's threads (llvm/threads.py). Kernels with placeholder sizes resolve
+    their extents and whether they want threads at each run; without OpenMP, a run where one
+    wants threads goes step by step instead (the Python pool)."""
 
     kernels: list[KernelStep]
     program: object  # the dispatch program (a ctypes int64 array)
     starts: list[int]  # where each kernel's words begin in the program
     symbolic: bool
     outputs: list[tuple[int, tuple, np.dtype]] = field(default_factory=list)  # (slot, shape, dtype)
-    # real sizes -> (program with their extents, or None if a kernel wants threads; outputs)
+    # real sizes -> (program with their extents, or None to go step by step; outputs)
     sized: dict = field(default_factory=dict)
     # Slots only this run reads (`native_runs`): their buffers are kept for the next run.
     internal: frozenset = frozenset()
@@ -194,10 +198,12 @@ def _sized_plan(run: NativeRun, sizes) -> tuple:
     for kernel, start in zip(run.kernels, run.starts):
         if kernel.symbolic_work is not None:
             extent = resolve_shape((kernel.extent,), sizes)[0]
-            if _parallel(extent, (resolve_shape(shape, sizes) for shape in kernel.symbolic_work),
-                         kernel.work_per_element):
+            parallel = kernel.splittable and _parallel(
+                extent, (resolve_shape(shape, sizes) for shape in kernel.symbolic_work), kernel.work_per_element)
+            if parallel and not dispatch.native_threads():
                 return None, (), ()
             program[start + 1] = extent
+            program[start + dispatch.PARALLEL] = int(parallel)
         vector = _kernel_sizes(kernel, sizes)
         vectors.append(vector)
         program[start + 2] = ctypes.addressof(vector)
@@ -225,7 +231,7 @@ def native_runs(steps: list, output_slots=()) -> list:
             kernels = list(stretch)
             words = [(ctypes.cast(kernel.function, ctypes.c_void_p).value,
                       kernel.extent if kernel.symbolic_work is None else 0, ctypes.addressof(_NO_SIZES),
-                      kernel.inputs + kernel.outputs) for kernel in kernels]
+                      kernel.parallel, kernel.inputs + kernel.outputs) for kernel in kernels]
             program, positions = dispatch.program(words)
             written = {slot for kernel in kernels for slot in kernel.outputs}
             # A kernel reads placeholder sizes when its size_map is not empty, also when none
@@ -236,8 +242,9 @@ def native_runs(steps: list, output_slots=()) -> list:
                                      internal=frozenset(written - read_after[position])))
             stretch.clear()
 
+    threads = dispatch.native_threads()  # parallel kernels join runs (else: the Python pool's steps)
     for position, step in enumerate(steps):
-        if isinstance(step, KernelStep) and not step.parallel:
+        if isinstance(step, KernelStep) and (threads or not step.parallel):
             stretch.append(step)
         else:
             close(position)
@@ -395,12 +402,15 @@ def _run_kernel(step: KernelStep, slots, sizes):
     if step.symbolic_work is not None:
         specs = [(resolve_shape(shape, sizes), dtype) for shape, dtype in specs]
         extent = resolve_shape((extent,), sizes)[0]
-        parallel = _parallel(extent, (resolve_shape(shape, sizes) for shape in step.symbolic_work),
-                             step.work_per_element)
+        parallel = step.splittable and _parallel(
+            extent, (resolve_shape(shape, sizes) for shape in step.symbolic_work), step.work_per_element)
     outputs = [_output(shape, dtype) for shape, dtype in specs]
     buffers = [slots[slot] for slot in step.inputs] + outputs
     pointer_array = (ctypes.c_void_p * len(buffers))(*(buffer.ctypes.data for buffer in buffers))
-    if parallel:
+    caller = dispatch.parallel_caller() if parallel else None
+    if caller is not None:
+        caller(ctypes.cast(step.function, ctypes.c_void_p).value, pointer_array, size_vector, extent)
+    elif parallel:
         workers = _pool()._max_workers
         bounds = np.linspace(0, extent, workers + 1).astype(np.int64)
         chunk = _profiler.traced(step.function, "kernel chunk", "execute")
@@ -419,7 +429,8 @@ def _run_kernel(step: KernelStep, slots, sizes):
 def _parallel(extent: int, work_shapes, work_per_element: int) -> bool:
     """Split over threads when the kernel does enough work: the largest of its inputs and
     outputs (a row reduction has a small output and big inputs) times its cost per element."""
-    return extent > 1 and max(math.prod(shape) for shape in work_shapes) * work_per_element >= _PARALLEL_WORK
+    least = _NATIVE_PARALLEL_WORK if dispatch.native_threads() else _PARALLEL_WORK
+    return extent > 1 and max(math.prod(shape) for shape in work_shapes) * work_per_element >= least
 
 
 def work_per_element(computation: Computation) -> int:
@@ -585,6 +596,7 @@ class CpuBackend:
 
     def compile(self, module: Module, pipeline_dump=None) -> CpuExecutable:
         start = time.perf_counter()
+        dispatch.dispatcher()  # the native dispatcher is built with the first module (cached after)
         with _profiler.span("pipeline", "compile"):
             default_pipeline(self.fusion_policy, dump=pipeline_dump).run(module)
         slots = Slots(module)
@@ -616,13 +628,14 @@ class CpuBackend:
                 work = [node.shape for node in computation.outputs + computation.parameters]
                 symbolic = any(is_symbolic_size(size) for shape in work for size in shape)
                 cost = work_per_element(computation)
-                # A gemm kernel is never split over the pool: BLAS runs its own threads.
-                parallel = not symbolic and not is_native_dot(computation) and _parallel(extent, work, cost)
+                # A gemm kernel is never split over threads: BLAS runs its own.
+                splittable = not is_native_dot(computation)
+                parallel = not symbolic and splittable and _parallel(extent, work, cost)
                 step = KernelStep(
                     fingerprint, [slots.of(o) for o in operands], [None] * len(computation.outputs),
                     [(output.shape, output.dtype) for output in computation.outputs], extent,
                     parallel=parallel, symbolic_work=work if symbolic else None,
-                    size_map=size_map, work_per_element=cost,
+                    size_map=size_map, work_per_element=cost, splittable=splittable,
                 )
                 launched[key] = step
                 steps.append(step)

@@ -117,3 +117,24 @@ def test_dots_the_gemm_kernel_does_not_take():
     assert "batched" in blas.native_dot_refusal(dot((5, 2, 3), (5, 3, 4), lhs_batch=(0,), rhs_batch=(0,),
                                                     lhs_contracting=(2,), rhs_contracting=(1,)))
     assert "rank" in blas.native_dot_refusal(dot((2, 2, 3), (3, 4), lhs_contracting=(2,)))
+
+
+@pytest.mark.parametrize("threads", ["python pool", "native"])
+@pytest.mark.parametrize("shapes", [((300, 200), (200,)), ((200,), (200, 300)), ((120, 200), (200, 90))])
+def test_gemm_kernels_are_never_split_over_threads(thread_pool_kernels, monkeypatch, threads, shapes):
+    """A gemm kernel with placeholder sizes decides at run time whether it wants threads: it
+    never does (BLAS has its own). Split, two calls would write one output at once, and gemv
+    zeroes y before accumulating into it: a 4000x3000 float64 `A @ x` gave errors up to 256."""
+    from lazyarr.backends.llvm import dispatch
+
+    if threads == "native" and not dispatch.native_threads():
+        pytest.skip("no OpenMP runtime found")
+    if threads == "python pool":
+        monkeypatch.setattr(dispatch, "native_threads", lambda: False)
+        monkeypatch.setattr(dispatch, "parallel_caller", lambda: None)
+    la.clear_cache()
+    rng = np.random.default_rng(5)
+    left, right = (rng.standard_normal(shape) for shape in shapes)
+    for _ in range(3):  # a race shows on some runs only
+        got = np.asarray(la.asarray(left) @ la.asarray(right))
+        np.testing.assert_allclose(got, left @ right, rtol=_TOLERANCE[np.float64], atol=1e-12)

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 import lazyarr as la
 from lazyarr.backends import cpu
+from lazyarr.backends.llvm import dispatch
 from lazyarr.backends.slots import HostStep
-from lazyarr.compile import compile_module
+from lazyarr.compile import clear_cache, compile_module
 from lazyarr.hlo import Computation, Module, constant, make
 
 pytestmark = pytest.mark.usefixtures("cpu_backend")
@@ -95,11 +96,19 @@ def test_stencil_assignment_is_one_kernel_and_matches_numpy():
     np.testing.assert_array_equal(np.asarray(lazy), expected, strict=True)
 
 
-def test_update_window_loops_split_over_threads_match_numpy(monkeypatch):
-    """A 1-D assignment big enough for the thread pool: each thread's [begin, end) cuts the
-    three loops (before, inside, after the window) that the kernel runs instead of testing
-    each element; a thread's range may hold the window's edge or miss the window entirely.
-    (The module has symbolic sizes: the split is decided at run time, so it is watched there.)"""
+@pytest.mark.parametrize("threads", ["python pool", "native"])
+def test_update_window_loops_split_over_threads_match_numpy(monkeypatch, threads):
+    """A 1-D assignment big enough for threads: each thread's [begin, end) cuts the three
+    loops (before, inside, after the window) that the kernel runs instead of testing each
+    element; a thread's range may hold the window's edge or miss the window entirely. The
+    Python pool's chunks are watched (the module has symbolic sizes: the split is decided at
+    run time); OpenMP's threads (llvm/threads.py) cut the same kernel in native code."""
+    if threads == "native" and not dispatch.native_threads():
+        pytest.skip("no OpenMP runtime found")
+    if threads == "python pool":
+        monkeypatch.setattr(dispatch, "native_threads", lambda: False)
+        monkeypatch.setattr(dispatch, "parallel_caller", lambda: None)
+    clear_cache()  # the split is decided when a module is compiled
     pool, chunks = cpu._pool(), []
 
     class Watched:
@@ -122,7 +131,8 @@ def test_update_window_loops_split_over_threads_match_numpy(monkeypatch):
         chunks.clear()
         (result,) = executable.run([operand, update, np.asarray(start, np.int64)])
         np.testing.assert_array_equal(result, _expected(operand, -update, (start,)), strict=True)
-        assert len(chunks) >= 2 and chunks[0][0] == 0 and chunks[-1][1] == size  # split over threads
+        if threads == "python pool":
+            assert len(chunks) >= 2 and chunks[0][0] == 0 and chunks[-1][1] == size  # split over threads
 
 
 @settings(max_examples=30)

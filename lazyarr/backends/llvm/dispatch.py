@@ -4,11 +4,12 @@ A CPU executable's consecutive single-threaded kernels form a *run*. Its program
 int64 array, built once at compile time:
 
     [step count, most buffers of one step,
-     (kernel address, extent, sizes address, buffer count, slot, slot, ...) per step]
+     (kernel address, extent, sizes address, parallel, buffer count, slot, slot, ...) per step]
 
 and `dispatch(program, slots)` walks it in native code: for each step it reads the data
 pointer of every buffer from the NumPy array objects in the Python list `slots` (indexed by
-slot), then calls the kernel over its whole extent with its vector of placeholder sizes. Python
+slot), then calls the kernel over its whole extent with its vector of placeholder sizes, or,
+for a step marked parallel, splits the extent over OpenMP's threads (threads.py). Python
 hands over the list itself (`id(slots)`: no ctypes array of pointers to build, which cost more
 than the call), so one run of many kernels costs one ctypes call.
 
@@ -23,14 +24,17 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 
 import numpy as np
 
+from . import threads
 from .target import jit_engine
 
 _DISPATCH_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 HEADER = 2  # step count, most buffers of one step
-STEP_HEADER = 4  # kernel address, extent, sizes address, buffer count
+STEP_HEADER = 5  # kernel address, extent, sizes address, parallel, buffer count
+PARALLEL = 3  # where a step's parallel word is, from its start
 
 
 @functools.cache
@@ -59,8 +63,20 @@ def list_items_offset() -> int | None:
     return offset
 
 
-def _source(offset: int, items_offset: int) -> str:
-    return f"""
+def _source(offset: int, items_offset: int, parallel: bool) -> str:
+    """The dispatcher; with `parallel`, steps marked parallel run through threads.py's
+    `lazyarr_parallel_call` (without, the mark is ignored: every step runs on this thread)."""
+    call = ("""
+  %parallel_position = add i64 %cursor, 3
+  %parallel_address = getelementptr i64, ptr %program, i64 %parallel_position
+  %parallel = load i64, ptr %parallel_address
+  %threaded = icmp ne i64 %parallel, 0
+  br i1 %threaded, label %team, label %alone
+team:
+  call void @lazyarr_parallel_call(ptr %kernel, ptr %pointers, ptr %sizes, i64 %extent)
+  br label %next
+alone:""" if parallel else "")
+    return (threads.SOURCE if parallel else "") + f"""
 define void @lazyarr_dispatch(ptr %program, ptr %slots) {{
 entry:
   %items_address = getelementptr i8, ptr %slots, i64 {items_offset}
@@ -71,8 +87,8 @@ entry:
   %pointers = alloca ptr, i64 %most, align 16
   br label %step
 step:
-  %index = phi i64 [0, %entry], [%next_index, %call]
-  %cursor = phi i64 [{HEADER}, %entry], [%next_cursor, %call]
+  %index = phi i64 [0, %entry], [%next_index, %next]
+  %cursor = phi i64 [{HEADER}, %entry], [%next_cursor, %next]
   %more = icmp ult i64 %index, %count
   br i1 %more, label %read, label %done
 read:
@@ -86,7 +102,7 @@ read:
   %sizes_address = getelementptr i64, ptr %program, i64 %sizes_position
   %sizes_integer = load i64, ptr %sizes_address
   %sizes = inttoptr i64 %sizes_integer to ptr
-  %count_position = add i64 %cursor, 3
+  %count_position = add i64 %cursor, 4
   %count_address = getelementptr i64, ptr %program, i64 %count_position
   %buffers = load i64, ptr %count_address
   %first = add i64 %cursor, {STEP_HEADER}
@@ -107,8 +123,10 @@ pointer:
   store ptr %data, ptr %destination
   %next_buffer = add i64 %buffer, 1
   br label %gather
-call:
+call:{call}
   call void %kernel(ptr %pointers, ptr %sizes, i64 0, i64 %extent)
+  br label %next
+next:
   %next_index = add i64 %index, 1
   %next_cursor = add i64 %first, %buffers
   br label %step
@@ -127,17 +145,37 @@ def dispatcher():
     if offset is None or items_offset is None:
         return None
     engine = jit_engine()
-    engine.add_module(_source(offset, items_offset))
+    parallel = threads.runtime() is not None
+    engine.add_module(_source(offset, items_offset, parallel))
+    if parallel:
+        os.register_at_fork(after_in_child=lambda: threads.disable_in_child(engine))
     return _DISPATCH_SIGNATURE(engine.function_address("lazyarr_dispatch"))
 
 
-def program(steps: list[tuple[int, int, int, list[int]]]) -> tuple[ctypes.Array, list[int]]:
-    """The program array of (kernel address, extent, sizes address, slots) steps, and where
-    each step's words start in it (extent at +1, sizes at +2: programs of kernels with
-    placeholder sizes get them written at each run, in a copy)."""
-    words = [len(steps), max((len(slots) for _, _, _, slots in steps), default=0)]
+def native_threads() -> bool:
+    """Whether dispatched steps marked parallel run on OpenMP's threads (threads.py)."""
+    return dispatcher() is not None and threads.runtime() is not None
+
+
+_PARALLEL_CALL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+
+
+@functools.cache
+def parallel_caller():
+    """`call(kernel address, buffer pointers, sizes, extent)`: one kernel over [0, extent) on
+    OpenMP's threads (kernels called one by one: profiling), or None without them."""
+    if not native_threads():
+        return None
+    return _PARALLEL_CALL_SIGNATURE(jit_engine().function_address("lazyarr_parallel_call"))
+
+
+def program(steps: list[tuple[int, int, int, bool, list[int]]]) -> tuple[ctypes.Array, list[int]]:
+    """The program array of (kernel address, extent, sizes address, parallel, slots) steps, and
+    where each step's words start in it (extent at +1, sizes at +2, parallel at +3: programs
+    of kernels with placeholder sizes get them written at each run, in a copy)."""
+    words = [len(steps), max((len(slots) for *_, slots in steps), default=0)]
     starts = []
-    for address, extent, sizes, slots in steps:
+    for address, extent, sizes, parallel, slots in steps:
         starts.append(len(words))
-        words += [address, extent, sizes, len(slots), *slots]
+        words += [address, extent, sizes, int(parallel), len(slots), *slots]
     return (ctypes.c_int64 * len(words))(*words), starts

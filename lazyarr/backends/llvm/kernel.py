@@ -145,8 +145,11 @@ class KernelBuilder:
             for position in range(len(computation.parameters) + len(computation.outputs))
         ]
         parameters = computation.parameters
-        if is_native_dot(computation):  # one BLAS call (blas.py)
-            emit_gemm(ctx, computation, pointers)
+        if is_native_dot(computation):  # one BLAS call (blas.py), by the call that starts at 0:
+            # BLAS splits the product over its own threads, and two calls writing one output
+            # at once would race (gemv zeroes y before accumulating into it)
+            with builder.if_then(builder.icmp_signed("==", begin, index_constant(0))):
+                emit_gemm(ctx, computation, pointers)
             builder.ret_void()
             return name
         scopes = buffer_alias_scopes(self.module, name, len(pointers))

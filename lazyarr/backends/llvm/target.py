@@ -282,6 +282,11 @@ class JitEngine:
                 raise KeyError(f"JitEngine.function_address: no compiled function named {name!r}")
             return self._engine.get_function_address(name)
 
+    def global_address(self, name: str) -> int:
+        """The address of a global variable defined by a module of this engine."""
+        with self._lock:
+            return self._engine.get_global_value_address(name)
+
     def fresh_name(self, prefix: str = "kernel") -> str:
         """A function name no module of this engine defines yet ('kernel_0', 'kernel_1', ...).
 
