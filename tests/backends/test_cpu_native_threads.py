@@ -121,3 +121,16 @@ def test_results_do_not_depend_on_the_thread_count():
 def test_the_runtime_is_found_and_reports_its_team():
     assert threads.runtime() is not None
     assert threads.team_size() >= 1
+
+
+def test_the_short_spin_is_set_for_loading_only(monkeypatch):
+    """GOMP_SPINCOUNT is set while the runtime loads (it reads its environment then), unless
+    the user chose a policy, and the environment is left as it was."""
+    monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    with threads._short_spin():
+        assert os.environ["GOMP_SPINCOUNT"] == threads._SPIN_COUNT
+    assert "GOMP_SPINCOUNT" not in os.environ
+    monkeypatch.setenv("OMP_WAIT_POLICY", "active")
+    with threads._short_spin():
+        assert "GOMP_SPINCOUNT" not in os.environ

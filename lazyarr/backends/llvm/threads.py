@@ -22,6 +22,7 @@ thread pool for large kernels.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import functools
@@ -43,7 +44,8 @@ def runtime() -> str | None:
     names = [name for name in (ctypes.util.find_library("gomp"), ctypes.util.find_library("omp")) if name]
     for name in dict.fromkeys(names + list(_CANDIDATES)):
         try:
-            library = ctypes.CDLL(name)
+            with _short_spin():
+                library = ctypes.CDLL(name)
             functions = {symbol: getattr(library, symbol) for symbol in _SYMBOLS}
         except (OSError, AttributeError):
             continue
@@ -51,6 +53,27 @@ def runtime() -> str | None:
             llvm.add_symbol(symbol, ctypes.cast(function, ctypes.c_void_p).value)
         return name
     return None
+
+
+# After a region, libgomp's threads spin 300,000 times (milliseconds) before they sleep. On few
+# cores that spinning starves NumPy's BLAS threads, which a gemm kernel right after wakes: a
+# jitted MLP step (small kernels between gemms) ran 50x slower. A short spin still catches the
+# next kernel of a native run (microseconds later) and leaves the cores soon after. The runtime
+# reads its environment once, when it is loaded: the variable is set for that moment only, and
+# not where the user chose a policy (or where the runtime was loaded before lazyarr).
+_SPIN_COUNT = "1000"
+
+
+@contextlib.contextmanager
+def _short_spin():
+    chosen = any(name in os.environ for name in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY"))
+    if not chosen:
+        os.environ["GOMP_SPINCOUNT"] = _SPIN_COUNT
+    try:
+        yield
+    finally:
+        if not chosen:
+            del os.environ["GOMP_SPINCOUNT"]
 
 
 @functools.cache
