@@ -55,8 +55,9 @@ _ALIGNMENT = 64
 # between small kernels and gemms contends with BLAS's own threads on few cores (a jitted MLP
 # step of 128x128 kernels ran 2x slower at 2^17, level at 2^19). Without an OpenMP runtime,
 # handing a kernel to the Python pool and back costs ~70-150 µs here (2-core box: Python
-# futures, thread wake-ups), so the split must save more than that. Measured, serial vs pool: `x + y` breaks even at ~2M float32 elements (cost 4),
-# `exp(x) * y + 1` at ~1M (cost 13), Black-Scholes' kernel (cost ~100) wins from ~100k.
+# futures, thread wake-ups), so the split must save more than that. Measured, serial vs pool:
+# `x + y` breaks even at ~2M float32 elements (cost 4), `exp(x) * y + 1` at ~1M (cost 13),
+# Black-Scholes' kernel (cost ~100) wins from ~100k.
 _NATIVE_PARALLEL_WORK = 1 << 19
 _PARALLEL_WORK = 1 << 23
 # Cost per element of an op, relative to an add; calls into the math library cost more.
