@@ -41,7 +41,7 @@ from .llvm import dispatch
 from .llvm.blas import gemm, is_native_dot, native_dot_refusal
 from .llvm.compile_workers import compile_objects, default_worker_count
 from .llvm.elemental import COMPILED_DTYPES, emit_refusal  # noqa: F401 (tests read COMPILED_DTYPES here)
-from .llvm.kernel import KernelBuilder, outer_extent
+from .llvm.kernel import ACCUMULATOR, KernelBuilder, outer_extent
 from .llvm.math_table import cpu_math
 from .llvm.target import JitEngine, cpu_features_key, host_target_machine
 from .slots import HostStep, Slots
@@ -317,6 +317,47 @@ class CpuExecutable:
         return slots
 
 
+# Full reductions (`splits_into_partials`) run as two kernels: this many partial results, which
+# threads compute in parallel (KernelBuilder.add's partial_blocks), then their combination.
+# The partials depend on the extent only, so results do not depend on the thread count.
+_PARTIAL_BLOCKS = 64
+_PARTIAL_KINDS = frozenset({"sum", "prod", "max", "min"})
+# Below this many elements (sizes known when compiled), a full reduction stays one kernel.
+_PARTIALS_FROM = 1 << 15
+
+
+def splits_into_partials(computation: Computation) -> bool:
+    """Whether every output of the fused `computation` reduces all of one large operand (of
+    the same shape for all) to one real number: then threads can split the reduction."""
+    outputs = computation.outputs
+    if not outputs or not all(output.opcode == "reduce" and not output.shape for output in outputs):
+        return False
+    shape = outputs[0].operands[0].shape
+    for output in outputs:
+        if (output.attr("kind") not in _PARTIAL_KINDS or output.dtype.kind not in "fiu"
+                or output.operands[0].shape != shape):
+            return False
+    return bool(shape) and (any(is_symbolic_size(size) for size in shape) or math.prod(shape) >= _PARTIALS_FROM)
+
+
+def combining_computation(computation: Computation) -> Computation:
+    """The kernel combining the partials of `computation` (`splits_into_partials`): each output
+    reduces its _PARTIAL_BLOCKS partials, of the accumulator's dtype, then casts back. Float32
+    sums and products combine in float64: the 64 partials are added one after the other (a
+    float32 running total of W1's 10^7-term sum had 11 times NumPy's error; float64's, 0.2)."""
+    parameters, outputs = [], []
+    for number, output in enumerate(computation.outputs):
+        accumulated = ACCUMULATOR.get(output.dtype, output.dtype)
+        partials = make("parameter", number=number, shape=(_PARTIAL_BLOCKS,), dtype=accumulated)
+        parameters.append(partials)
+        kind = output.attr("kind")
+        if kind in ("sum", "prod") and accumulated == np.float32:
+            partials = make("convert", [partials], dtype=np.dtype(np.float64))
+        total = make("reduce", [partials], dimensions=(0,), kind=kind)
+        outputs.append(total if total.dtype == output.dtype else make("convert", [total], dtype=output.dtype))
+    return Computation("combine_partials", tuple(parameters), tuple(outputs))
+
+
 def _run_host_step(step: HostStep, slots, sizes) -> None:
     values = [slots[slot] for slot in step.inputs]
     result = step.instruction.op.reference(values, step.attributes_at(sizes))
@@ -507,15 +548,16 @@ def _code_version() -> str:
     return digest.hexdigest()
 
 
-def persistent_key(computation) -> str:
+def persistent_key(computation, partial_blocks: int = 0) -> str:
     """The kernel's key in the persistent cache: its HLO text without the computation's name
     (canonical: parameters and placeholder sizes are numbered by the kernel itself), under
-    the code version."""
+    the code version (and the partial blocks of a split reduction's first kernel)."""
     text = print_computation(computation).split("\n", 1)[1]
-    return hashlib.sha256(f"{_code_version()}\n{text}".encode()).hexdigest()
+    blocks = f"partials {partial_blocks}\n" if partial_blocks else ""
+    return hashlib.sha256(f"{_code_version()}\n{blocks}{text}".encode()).hexdigest()
 
 
-def _compile_kernels(new: dict[tuple, Computation]) -> tuple[dict[tuple, CompiledKernel], list[str]]:
+def _compile_kernels(new: dict[tuple, tuple]) -> tuple[dict[tuple, CompiledKernel], list[str]]:
     """Compile (or load from the persistent cache) each new kernel into one engine of their own.
 
     Each kernel is an LLVM module of its own, so its object code can be stored and loaded by
@@ -523,15 +565,15 @@ def _compile_kernels(new: dict[tuple, Computation]) -> tuple[dict[tuple, Compile
     fingerprint and the LLVM IR of those compiled here."""
     disk = disk_cache()
     codes, names, keys, texts = {}, {}, {}, {}
-    for fingerprint, computation in new.items():
-        key = keys[fingerprint] = persistent_key(computation)
+    for fingerprint, (computation, partial_blocks) in new.items():
+        key = keys[fingerprint] = persistent_key(computation, partial_blocks)
         name = names[fingerprint] = f"kernel_{key[:32]}"
         code = disk.get(key) if disk is not None else None
         if code is None:
             llvm_module = ir.Module(name=name)
             llvm_module.triple = host_target_machine().triple
             with _profiler.span("build IR", "codegen", name):
-                KernelBuilder(llvm_module, cpu_math).add(name, computation)
+                KernelBuilder(llvm_module, cpu_math).add(name, computation, partial_blocks)
             texts[fingerprint] = str(llvm_module)
         else:
             codes[fingerprint] = code
@@ -597,6 +639,42 @@ class CpuBackend:
         loaded from the persistent cache."""
         return dict(KERNEL_COUNTS)
 
+    @staticmethod
+    def _launch(computation, inputs, slots, new_kernels, partial_blocks=0) -> KernelStep:
+        """The step running kernel `computation` on slots `inputs` (its outputs' slots are set
+        later, except a partials kernel's: fresh slots), its kernel noted in `new_kernels`
+        unless already compiled."""
+        kernel_computation, size_map = canonical_sizes(computation)
+        fingerprint = kernel_fingerprint(kernel_computation)
+        if partial_blocks:
+            fingerprint += (("partials", partial_blocks),)
+        if fingerprint in _KERNELS:
+            _KERNELS.move_to_end(fingerprint)
+            KERNEL_COUNTS["reused"] += 1
+        elif fingerprint in new_kernels:
+            KERNEL_COUNTS["reused"] += 1
+        else:
+            new_kernels[fingerprint] = (kernel_computation, partial_blocks)
+        work = [node.shape for node in computation.outputs + computation.parameters]
+        symbolic = any(is_symbolic_size(size) for shape in work for size in shape)
+        cost = work_per_element(computation)
+        # A gemm kernel is never split over threads: BLAS runs its own.
+        splittable = not is_native_dot(computation)
+        if partial_blocks:
+            extent = partial_blocks
+            specs = [((partial_blocks,), ACCUMULATOR.get(output.dtype, output.dtype)) for output in computation.outputs]
+            outputs = [slots.fresh() for _ in specs]
+        else:
+            extent = outer_extent(computation)
+            specs = [(output.shape, output.dtype) for output in computation.outputs]
+            outputs = [None] * len(specs)
+        return KernelStep(
+            fingerprint, list(inputs), outputs, specs, extent,
+            parallel=not symbolic and splittable and _parallel(extent, work, cost),
+            symbolic_work=work if symbolic else None, size_map=size_map, work_per_element=cost,
+            splittable=splittable,
+        )
+
     def compile(self, module: Module, pipeline_dump=None) -> CpuExecutable:
         start = time.perf_counter()
         dispatch.dispatcher()  # the native dispatcher is built with the first module (cached after)
@@ -605,7 +683,7 @@ class CpuBackend:
         slots = Slots(module)
         steps, pending = [], []
         launched: dict[tuple, KernelStep] = {}
-        new_kernels: dict[tuple, Computation] = {}  # fingerprint -> kernel, compiled below
+        new_kernels: dict[tuple, tuple] = {}  # fingerprint -> (kernel, partial blocks), compiled below
         for instruction in slots.instructions():
             if instruction.opcode == "fusion":
                 computation, operands = instruction.attr("computation"), instruction.operands
@@ -618,29 +696,16 @@ class CpuBackend:
                 steps.append(slots.host_step(instruction))
                 continue
             if key not in launched:
-                kernel_computation, size_map = canonical_sizes(computation)
-                fingerprint = kernel_fingerprint(kernel_computation)
-                if fingerprint in _KERNELS:
-                    _KERNELS.move_to_end(fingerprint)
-                    KERNEL_COUNTS["reused"] += 1
-                elif fingerprint in new_kernels:
-                    KERNEL_COUNTS["reused"] += 1
+                if splits_into_partials(computation):
+                    partials = self._launch(computation, [slots.of(o) for o in operands], slots, new_kernels,
+                                            partial_blocks=_PARTIAL_BLOCKS)
+                    steps.append(partials)
+                    pending.append(partials)
+                    computation = combining_computation(computation)
+                    operands = partials.outputs
                 else:
-                    new_kernels[fingerprint] = kernel_computation
-                extent = outer_extent(computation)
-                work = [node.shape for node in computation.outputs + computation.parameters]
-                symbolic = any(is_symbolic_size(size) for shape in work for size in shape)
-                cost = work_per_element(computation)
-                # A gemm kernel is never split over threads: BLAS runs its own.
-                splittable = not is_native_dot(computation)
-                parallel = not symbolic and splittable and _parallel(extent, work, cost)
-                step = KernelStep(
-                    fingerprint, [slots.of(o) for o in operands], [None] * len(computation.outputs),
-                    [(output.shape, output.dtype) for output in computation.outputs], extent,
-                    parallel=parallel, symbolic_work=work if symbolic else None,
-                    size_map=size_map, work_per_element=cost, splittable=splittable,
-                )
-                launched[key] = step
+                    operands = [slots.of(o) for o in operands]
+                step = launched[key] = self._launch(computation, operands, slots, new_kernels)
                 steps.append(step)
                 pending.append(step)
             launched[key].outputs[output_index] = slots.of(instruction)

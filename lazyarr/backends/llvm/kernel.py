@@ -133,7 +133,12 @@ class KernelBuilder:
         self.module = module
         self.math_table = math_table
 
-    def add(self, name: str, computation: Computation) -> str:
+    def add(self, name: str, computation: Computation, partial_blocks: int = 0) -> str:
+        """Define kernel `name` computing `computation`. With `partial_blocks` (every output a
+        full reduction: `splits_into_partials`), its outputs are instead `partial_blocks`
+        partial results each, of the accumulator's dtype: block b reduces the b-th of that many
+        equal ranges of the outermost reduced axis, and [begin, end) ranges over blocks, so
+        threads split the reduction; a second kernel combines the partials (cpu.py)."""
         function = ir.Function(self.module, KERNEL_TYPE, name=name)
         buffers, sizes, begin, end = function.args
         for argument in (buffers, sizes):
@@ -156,6 +161,11 @@ class KernelBuilder:
         load = buffer_loader(ctx, pointers, parameters, scopes)
         emitter = ElementalEmitter(ctx, load)
         output_pointers = pointers[len(parameters):]
+        if partial_blocks:
+            for output, pointer in zip(computation.outputs, output_pointers):
+                self._reduce_partials(emitter, output, begin, end, pointer, partial_blocks)
+            builder.ret_void()
+            return name
         extent = outer_extent(computation)
         if has_row_reductions(computation):
             pairs = list(zip(output_pointers, computation.outputs, scopes[len(parameters):]))
@@ -343,10 +353,35 @@ class KernelBuilder:
         loops(emitter.ctx, output.shape, begin, end,
               lambda index: store(index, self._reduce_value(emitter, output, index)))
 
-    def _reduce_value(self, emitter, output, index, stage=()):
+    def _reduce_partials(self, emitter, output, begin, end, pointer, blocks):
+        """Partial results of the full reduction `output` for blocks [begin, end) of `blocks`
+        (see `add`). A block's range of the outermost reduced axis is a multiple of _SUM_BLOCK
+        long, so float sums add the same blocks of elements as the whole reduction does; the
+        partials depend on the extent only, not on how calls split the blocks."""
+        ctx = emitter.ctx
+        builder = ctx.builder
+        (operand,) = output.operands
+        extent = ctx.extent(operand.shape[output.attr("dimensions")[0]])
+        per_block = builder.udiv(builder.add(extent, index_constant(blocks * _SUM_BLOCK - 1)),
+                                 index_constant(blocks * _SUM_BLOCK))
+        per_block = builder.mul(per_block, index_constant(_SUM_BLOCK))
+        accumulate_type = value_type(ACCUMULATOR.get(output.dtype, output.dtype))
+
+        def clamp(value):
+            return builder.select(builder.icmp_signed("<", value, extent), value, extent)
+
+        with for_range(builder, begin, end, name="part") as number:
+            low = clamp(builder.mul(number, per_block))
+            high = clamp(builder.add(low, per_block))
+            value = self._reduce_value(emitter, output, [], outer=(low, high), accumulated=True)
+            builder.store(value, builder.gep(pointer, [number], inbounds=True, source_etype=accumulate_type))
+
+    def _reduce_value(self, emitter, output, index, stage=(), outer=None, accumulated=False):
         """The reduction `output` at its element `index`: its reduced dimensions' loops, emitted
         where the builder is. `stage`: (value, store) pairs of values of the operand's loop
-        index to store on the way (a row kernel's `staged_values`)."""
+        index to store on the way (a row kernel's `staged_values`). `outer`: (low, high), the
+        range of the outermost reduced axis to reduce (default: all of it); `accumulated`: the
+        result in the accumulator's dtype (float16 sums stay float32)."""
         builder = emitter.ctx.builder
         (operand,) = output.operands
         kind, reduced = output.attr("kind"), output.attr("dimensions")
@@ -390,15 +425,15 @@ class KernelBuilder:
                 builder.store(value, target)
                 return
             axis = reduced[level]
-            extent = ctx.extent(operand.shape[axis])
+            start, extent = (index_constant(0), ctx.extent(operand.shape[axis])) if level or outer is None else outer
             if blocked and level == len(reduced) - 1:
-                self._blocks(ctx, extent, axis,
+                self._blocks(ctx, start, extent, axis,
                              lambda: builder.store(reduction_identity(ctx, kind, accumulate_dtype), target),
                              lambda position: (operand_index.__setitem__(axis, position),
                                                loop_counters.append(position), inner(level + 1)),
                              lambda: _pairwise_push(ctx, accumulate_dtype, pairwise, builder.load(target)))
                 return
-            with for_range(builder, 0, extent, name=f"r{axis}") as position:
+            with for_range(builder, start, extent, name=f"r{axis}") as position:
                 operand_index[axis] = position
                 loop_counters.append(position)
                 inner(level + 1)
@@ -409,7 +444,7 @@ class KernelBuilder:
         if blocked:
             builder.store(_pairwise_total(ctx, kind, accumulate_dtype, pairwise), slot)
         result = builder.load(slot)
-        if accumulate_dtype != output.dtype:
+        if accumulate_dtype != output.dtype and not accumulated:
             result = builder.fptrunc(result, value_type(output.dtype))
         return result
 
@@ -474,7 +509,8 @@ class KernelBuilder:
                 def row(position):
                     operand_index[axis] = position
                     rows(level + 1, first, count)
-                self._blocks(ctx, extent, axis, lambda: fill(partials, count), row, lambda: fold_partials(count))
+                self._blocks(ctx, index_constant(0), extent, axis, lambda: fill(partials, count), row,
+                             lambda: fold_partials(count))
                 return
             with for_range(builder, 0, extent, name=f"r{axis}") as position:
                 operand_index[axis] = position
@@ -552,14 +588,15 @@ class KernelBuilder:
         (self._split_loops if split else self._whole_loops)(ctx, output.shape, begin, end, body)
 
     @staticmethod
-    def _blocks(ctx, extent, axis, start_block, body, end_block):
-        """[0, extent) in blocks of _SUM_BLOCK: start_block(); body(position) for each position
-        of the block; end_block() (float sums fold a block's partial sums into the total)."""
+    def _blocks(ctx, first, extent, axis, start_block, body, end_block):
+        """[first, extent) in blocks of _SUM_BLOCK: start_block(); body(position) for each
+        position of the block; end_block() (float sums fold a block's partial sums into the
+        total)."""
         builder = ctx.builder
         block = index_constant(_SUM_BLOCK)
-        blocks = builder.udiv(builder.add(extent, index_constant(_SUM_BLOCK - 1)), block)
+        blocks = builder.udiv(builder.add(builder.sub(extent, first), index_constant(_SUM_BLOCK - 1)), block)
         with for_range(builder, 0, blocks, name=f"b{axis}") as number:
-            start = builder.mul(number, block)
+            start = builder.add(first, builder.mul(number, block))
             end = builder.add(start, block)
             end = builder.select(builder.icmp_signed("<", end, extent), end, extent)
             start_block()
