@@ -25,6 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import peers  # noqa: E402  (siblings of this script, found through the line above)
+import stream  # noqa: E402
 import timing  # noqa: E402
 import workloads  # noqa: E402
 
@@ -226,15 +227,16 @@ def measure_cold_compile(la, arguments) -> list[dict]:
 
 
 def print_table(rows: list[dict]) -> None:
-    header = ("workload", "impl", "median", "min", "vs numpy", "GB/s", "compile", "check")
+    header = ("workload", "impl", "median", "min", "vs numpy", "GB/s", "% triad", "compile", "check")
     lines = [header]
     for row in rows:
-        ratio, speed = row.get("ratio_vs_numpy"), row.get("gb_per_s")
+        ratio, speed, share = row.get("ratio_vs_numpy"), row.get("gb_per_s"), row.get("percent_of_triad")
         if row.get("memoized"):  # a lookup's speed says nothing about the computation
-            ratio = speed = None
+            ratio = speed = share = None
         lines.append((row["workload"], row["impl"], timing.format_seconds(row.get("median_s")),
                       timing.format_seconds(row.get("min_s")), f"{ratio:.2f}x" if ratio else "-",
-                      f"{speed:.2f}" if speed else "-", timing.format_seconds(row.get("compile_s")),
+                      f"{speed:.2f}" if speed else "-", f"{share:.0f}%" if share else "-",
+                      timing.format_seconds(row.get("compile_s")),
                       row["check"] + (f"  ({row['note']})" if row["note"] else "")))
     widths = [max(len(line[column]) for line in lines) for column in range(len(header) - 1)]
     for line in lines:
@@ -287,6 +289,13 @@ def main(argv=None) -> int:
     print(f"lazyarr {la.__version__}, backend {backend!r}; scale {arguments.scale}, "
           f"repeat {arguments.repeat}; "
           "ratio = numpy time / impl time (>1: faster than NumPy); GB/s = inputs + output bytes / median")
+    triad = stream.triad_bandwidth(2_000_000 if arguments.quick else 20_000_000, 3 if arguments.quick else 10)
+    # The triad moves 4 arrays' bytes (the write-allocate read of `a` too) where STREAM counts 3:
+    # the memory traffic a read-mostly workload (W1) can reach is the larger figure.
+    traffic = triad["best_gb_per_s"] * 4 / 3
+    print(f"memory: STREAM triad on {triad['threads']} threads {triad['best_gb_per_s']:.1f} GB/s as STREAM counts "
+          f"(2 reads + 1 write), {traffic:.1f} GB/s of memory traffic with the write-allocate read "
+          "(benchmarks/stream.py); '% triad' = GB/s / that traffic")
     rows = []
     for key in arguments.keys:
         if key == "W8":
@@ -295,11 +304,14 @@ def main(argv=None) -> int:
             continue
         workload = workloads.WORKLOADS[key]
         rows += measure_workload(la, workload, arguments)
+    for row in rows:
+        if row.get("gb_per_s"):
+            row["percent_of_triad"] = 100 * row["gb_per_s"] / traffic
     print()
     print_table(rows)
     for note in peers.NOTES:
         print(f"note: {note}")
-    machine.update(lazyarr=la.__version__, backend=backend, peers=peers.versions())
+    machine.update(lazyarr=la.__version__, backend=backend, peers=peers.versions(), stream_triad=triad)
     options = {name: getattr(arguments, name) for name in ("scale", "repeat", "seed", "quick")}
     return report_results(arguments.output, machine, options, rows)
 
