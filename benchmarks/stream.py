@@ -102,7 +102,8 @@ def triad_bandwidth(elements: int = 20_000_000, iterations: int = 10, threads: i
         raise RuntimeError("the triad computed a wrong result")
     counted = 3 * 8 * elements
     return {"best_gb_per_s": counted / min(seconds) / 1e9,
-            "median_gb_per_s": counted / float(np.median(seconds)) / 1e9, "threads": threads, "elements": elements}
+            "median_gb_per_s": counted / float(np.median(seconds)) / 1e9, "threads": threads, "elements": elements,
+            "iterations": iterations}
 
 
 def main(argv=None) -> int:
