@@ -37,7 +37,7 @@ from ..passes.fusion import FusionDecision, FusionPolicy
 from ..persistent_cache import disk_cache
 from ..shapes import is_contiguous_block, is_symbolic_size, resolve_shape
 from .kernel_sizes import canonical_sizes
-from .llvm import dispatch
+from .llvm import dispatch, threads
 from .llvm.blas import gemm, is_native_dot, native_dot_refusal
 from .llvm.compile_workers import compile_objects, default_worker_count
 from .llvm.elemental import COMPILED_DTYPES, emit_refusal  # noqa: F401 (tests read COMPILED_DTYPES here)
@@ -146,7 +146,7 @@ class KernelStep:
     outputs: list[int]
     output_specs: list[tuple[tuple[int, ...], np.dtype]]
     extent: int
-    parallel: bool
+    parallel: int  # threads to split it over (0: the calling thread alone; `_parallel`)
     # Shapes of what the kernel touches, when some size is a placeholder (symbolic_sizes.py):
     # then extent, output shapes and the threading decision are resolved at each run.
     symbolic_work: list[tuple[int, ...]] | None = None
@@ -206,7 +206,7 @@ def _sized_plan(run: NativeRun, sizes) -> tuple:
             if parallel and not dispatch.native_threads():
                 return None, (), ()
             program[start + 1] = extent
-            program[start + dispatch.PARALLEL] = int(parallel)
+            program[start + dispatch.PARALLEL] = parallel
         vector = _kernel_sizes(kernel, sizes)
         vectors.append(vector)
         program[start + 2] = ctypes.addressof(vector)
@@ -245,9 +245,9 @@ def native_runs(steps: list, output_slots=()) -> list:
                                      internal=frozenset(written - read_after[position])))
             stretch.clear()
 
-    threads = dispatch.native_threads()  # parallel kernels join runs (else: the Python pool's steps)
+    native = dispatch.native_threads()  # parallel kernels join runs (else: the Python pool's steps)
     for position, step in enumerate(steps):
-        if isinstance(step, KernelStep) and (threads or not step.parallel):
+        if isinstance(step, KernelStep) and (native or not step.parallel):
             stretch.append(step)
         else:
             close(position)
@@ -453,7 +453,7 @@ def _run_kernel(step: KernelStep, slots, sizes):
     pointer_array = (ctypes.c_void_p * len(buffers))(*(buffer.ctypes.data for buffer in buffers))
     caller = dispatch.parallel_caller() if parallel else None
     if caller is not None:
-        caller(ctypes.cast(step.function, ctypes.c_void_p).value, pointer_array, size_vector, extent)
+        caller(ctypes.cast(step.function, ctypes.c_void_p).value, pointer_array, size_vector, extent, parallel)
     elif parallel:
         workers = _pool()._max_workers
         bounds = np.linspace(0, extent, workers + 1).astype(np.int64)
@@ -470,11 +470,21 @@ def _run_kernel(step: KernelStep, slots, sizes):
         slots[slot] = output
 
 
-def _parallel(extent: int, work_shapes, work_per_element: int) -> bool:
-    """Split over threads when the kernel does enough work: the largest of its inputs and
-    outputs (a row reduction has a small output and big inputs) times its cost per element."""
-    least = _NATIVE_PARALLEL_WORK if dispatch.native_threads() else _PARALLEL_WORK
-    return extent > 1 and max(math.prod(shape) for shape in work_shapes) * work_per_element >= least
+def _parallel(extent: int, work_shapes, work_per_element: int) -> int:
+    """How many threads a kernel runs on (0: the calling thread alone). Split when it does
+    enough work: the largest of its inputs and outputs (a row reduction has a small output and
+    big inputs) times its cost per element. On OpenMP's threads, one per half of the threshold
+    of work, at most the team and the extent: a kernel just above it runs on 2 threads, not on
+    every core of a large machine (whose region would cost more than the work it shares out)."""
+    if extent <= 1:
+        return 0
+    work = max(math.prod(shape) for shape in work_shapes) * work_per_element
+    if not dispatch.native_threads():
+        return 2 if work >= _PARALLEL_WORK else 0  # (the Python pool splits over all its workers)
+    team = threads.team_size()
+    if work < _NATIVE_PARALLEL_WORK or team < 2:
+        return 0
+    return max(2, min(team, extent, work // max(1, _NATIVE_PARALLEL_WORK // 2)))
 
 
 def work_per_element(computation: Computation) -> int:

@@ -134,3 +134,18 @@ def test_the_short_spin_is_set_for_loading_only(monkeypatch):
     monkeypatch.setenv("OMP_WAIT_POLICY", "active")
     with threads._short_spin():
         assert "GOMP_SPINCOUNT" not in os.environ
+
+
+def test_a_kernel_gets_one_thread_per_half_threshold_of_work(monkeypatch):
+    """Just above the threshold, 2 threads; more work, more threads, up to the team and the
+    extent; a team of 1 (OMP_NUM_THREADS=1) runs everything on the calling thread."""
+    threshold = cpu._NATIVE_PARALLEL_WORK
+    monkeypatch.setattr(threads, "team_size", lambda: 16)
+    assert cpu._parallel(1000, [(threshold - 1,)], 1) == 0
+    assert cpu._parallel(1000, [(threshold,)], 1) == 2
+    assert cpu._parallel(1000, [(threshold,)], 4) == 8
+    assert cpu._parallel(1000, [(threshold, 100)], 1) == 16
+    assert cpu._parallel(3, [(threshold, 100)], 1) == 3
+    assert cpu._parallel(1, [(threshold, 100)], 1) == 0
+    monkeypatch.setattr(threads, "team_size", lambda: 1)
+    assert cpu._parallel(1000, [(threshold, 100)], 1) == 0

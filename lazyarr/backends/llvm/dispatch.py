@@ -4,12 +4,13 @@ A CPU executable's consecutive single-threaded kernels form a *run*. Its program
 int64 array, built once at compile time:
 
     [step count, most buffers of one step,
-     (kernel address, extent, sizes address, parallel, buffer count, slot, slot, ...) per step]
+     (kernel address, extent, sizes address, threads, buffer count, slot, slot, ...) per step]
 
 and `dispatch(program, slots)` walks it in native code: for each step it reads the data
 pointer of every buffer from the NumPy array objects in the Python list `slots` (indexed by
 slot), then calls the kernel over its whole extent with its vector of placeholder sizes, or,
-for a step marked parallel, splits the extent over OpenMP's threads (threads.py). Python
+for a step with a thread count (0: none), splits the extent over that many of OpenMP's
+threads (threads.py). Python
 hands over the list itself (`id(slots)`: no ctypes array of pointers to build, which cost more
 than the call), so one run of many kernels costs one ctypes call.
 
@@ -33,8 +34,8 @@ from .target import jit_engine
 
 _DISPATCH_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 HEADER = 2  # step count, most buffers of one step
-STEP_HEADER = 5  # kernel address, extent, sizes address, parallel, buffer count
-PARALLEL = 3  # where a step's parallel word is, from its start
+STEP_HEADER = 5  # kernel address, extent, sizes address, threads, buffer count
+PARALLEL = 3  # where a step's thread count is, from its start
 
 
 @functools.cache
@@ -73,7 +74,7 @@ def _source(offset: int, items_offset: int, parallel: bool) -> str:
   %threaded = icmp ne i64 %parallel, 0
   br i1 %threaded, label %team, label %alone
 team:
-  call void @lazyarr_parallel_call(ptr %kernel, ptr %pointers, ptr %sizes, i64 %extent)
+  call void @lazyarr_parallel_call(ptr %kernel, ptr %pointers, ptr %sizes, i64 %extent, i64 %parallel)
   br label %next
 alone:""" if parallel else "")
     return (threads.SOURCE if parallel else "") + f"""
@@ -157,25 +158,26 @@ def native_threads() -> bool:
     return dispatcher() is not None and threads.runtime() is not None
 
 
-_PARALLEL_CALL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+_PARALLEL_CALL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                                            ctypes.c_int64)
 
 
 @functools.cache
 def parallel_caller():
-    """`call(kernel address, buffer pointers, sizes, extent)`: one kernel over [0, extent) on
-    OpenMP's threads (kernels called one by one: profiling), or None without them."""
+    """`call(kernel address, buffer pointers, sizes, extent, threads)`: one kernel over [0, extent)
+    on that many of OpenMP's threads (kernels called one by one: profiling), or None without them."""
     if not native_threads():
         return None
     return _PARALLEL_CALL_SIGNATURE(jit_engine().function_address("lazyarr_parallel_call"))
 
 
-def program(steps: list[tuple[int, int, int, bool, list[int]]]) -> tuple[ctypes.Array, list[int]]:
-    """The program array of (kernel address, extent, sizes address, parallel, slots) steps, and
-    where each step's words start in it (extent at +1, sizes at +2, parallel at +3: programs
+def program(steps: list[tuple[int, int, int, int, list[int]]]) -> tuple[ctypes.Array, list[int]]:
+    """The program array of (kernel address, extent, sizes address, threads, slots) steps, and
+    where each step's words start in it (extent at +1, sizes at +2, threads at +3: programs
     of kernels with placeholder sizes get them written at each run, in a copy)."""
     words = [len(steps), max((len(slots) for *_, slots in steps), default=0)]
     starts = []
-    for address, extent, sizes, parallel, slots in steps:
+    for address, extent, sizes, team, slots in steps:
         starts.append(len(words))
-        words += [address, extent, sizes, int(parallel), len(slots), *slots]
+        words += [address, extent, sizes, int(team), len(slots), *slots]
     return (ctypes.c_int64 * len(words))(*words), starts

@@ -132,8 +132,8 @@ done:
   ret void
 }
 
-; Run `kernel` over [0, extent): a team of threads when enabled and none is running, else here.
-define void @lazyarr_parallel_call(ptr %kernel, ptr %pointers, ptr %sizes, i64 %extent) {
+; Run `kernel` over [0, extent): a team of `threads` when enabled and none is running, else here.
+define void @lazyarr_parallel_call(ptr %kernel, ptr %pointers, ptr %sizes, i64 %extent, i64 %threads) {
 entry:
   %enabled = load atomic i32, ptr @lazyarr_threads_enabled monotonic, align 4
   %on = icmp ne i32 %enabled, 0
@@ -151,7 +151,8 @@ team:
   store ptr %sizes, ptr %sizes_address
   %extent_address = getelementptr i64, ptr %closure, i64 3
   store i64 %extent, ptr %extent_address
-  call void @GOMP_parallel(ptr @lazyarr_slice, ptr %closure, i32 0, i32 0)
+  %team_size = trunc i64 %threads to i32
+  call void @GOMP_parallel(ptr @lazyarr_slice, ptr %closure, i32 %team_size, i32 0)
   store atomic i32 0, ptr @lazyarr_team_busy release, align 4
   ret void
 serial:
