@@ -31,6 +31,7 @@ class Explanation:
     llvm_ir: str = ""
     ptx: str = ""  # GPU backend: the PTX of the kernels (`print(la.explain(y).ptx)`)
     cache_hit: bool = False
+    steps: str = ""  # CPU backend: each step run, in order, and its threads
 
     def __str__(self) -> str:
         parts = [
@@ -43,6 +44,8 @@ class Explanation:
             parts += ["== fusion ==", str(self.fusion_report).rstrip()]
         if self.buffer_assignment is not None:
             parts += ["== buffer assignment ==", named_symbolic_sizes(str(self.buffer_assignment)).rstrip()]
+        if self.steps:
+            parts += ["== steps ==", self.steps.rstrip()]
         return "\n".join(parts) + "\n"
 
     def _repr_pretty_(self, printer, cycle):  # IPython
@@ -69,6 +72,7 @@ def explanation_for(backend_name: str, hlo_before: str, executable, cache_hit: b
         llvm_ir=getattr(executable, "llvm_ir", ""),
         ptx=getattr(executable, "ptx", ""),
         cache_hit=cache_hit,
+        steps=executable.describe_steps() if hasattr(executable, "describe_steps") else "",
     )
 
 

@@ -155,6 +155,7 @@ class KernelStep:
     # kernel reads `sizes[k]` for each k here, in this order.
     size_map: tuple[int, ...] = ()
     splittable: bool = True  # False for a gemm kernel: BLAS runs its own threads
+    label: str = ""  # what `la.explain` calls it: the fused computation, and its part of a split
 
 
 # The size vector of kernels without placeholder sizes (they never read it).
@@ -293,6 +294,25 @@ class CpuExecutable:
                     _run_kernel(step, slots, sizes)
         return [slots[slot] for slot in self.output_slots]
 
+    def describe_steps(self) -> str:
+        """One line per step, in order: what it runs and on how many threads (`la.explain`)."""
+        lines = []
+        for step in self.steps:
+            if isinstance(step, HostStep):
+                lines.append(f"host step: {step.instruction.opcode} (NumPy)")
+                continue
+            if not step.splittable:
+                threads_used = "BLAS's own threads"
+            elif step.symbolic_work is not None:
+                threads_used = "threads decided at each run from its sizes"
+            else:
+                threads_used = f"{step.parallel} threads" if step.parallel else "the calling thread"
+            lines.append(f"kernel {step.label or '?'}: {threads_used}")
+        least = _NATIVE_PARALLEL_WORK if dispatch.native_threads() else _PARALLEL_WORK
+        where = "OpenMP's threads, llvm/threads.py" if dispatch.native_threads() else "a Python thread pool"
+        lines.append(f"(kernels split over threads from {least:,} work units: {where})")
+        return "\n".join(lines)
+
     @functools.cached_property
     def llvm_ir(self) -> str:
         """The kernels compiled for this executable as one LLVM module (for dumps and explain;
@@ -355,7 +375,10 @@ def combining_computation(computation: Computation) -> Computation:
             partials = make("convert", [partials], dtype=np.dtype(np.float64))
         total = make("reduce", [partials], dimensions=(0,), kind=kind)
         outputs.append(total if total.dtype == output.dtype else make("convert", [total], dtype=output.dtype))
-    return Computation("combine_partials", tuple(parameters), tuple(outputs))
+    return Computation(_COMBINE_NAME, tuple(parameters), tuple(outputs))
+
+
+_COMBINE_NAME = "combine_partials"
 
 
 def _run_host_step(step: HostStep, slots, sizes) -> None:
@@ -678,11 +701,17 @@ class CpuBackend:
             extent = outer_extent(computation)
             specs = [(output.shape, output.dtype) for output in computation.outputs]
             outputs = [None] * len(specs)
+        if partial_blocks:
+            label = f"{computation.name}: {partial_blocks} partial results of its full reductions"
+        elif computation.name == _COMBINE_NAME:
+            label = f"{computation.name}: the partial results combined"
+        else:
+            label = "a gemm (BLAS)" if is_native_dot(computation) else computation.name
         return KernelStep(
             fingerprint, list(inputs), outputs, specs, extent,
             parallel=not symbolic and splittable and _parallel(extent, work, cost),
             symbolic_work=work if symbolic else None, size_map=size_map, work_per_element=cost,
-            splittable=splittable,
+            splittable=splittable, label=label,
         )
 
     def compile(self, module: Module, pipeline_dump=None) -> CpuExecutable:

@@ -121,3 +121,12 @@ def test_float16_sums_keep_float32_partials():
     result = la.asarray(values).sum()                              # running-total precision
     assert np.asarray(result).dtype == np.float16
     np.testing.assert_allclose(float(result), float(values.astype(np.float64).sum()), rtol=1e-3)
+
+
+def test_explain_lists_the_partials_and_their_combination():
+    x = la.asarray(np.random.default_rng(4).random((1000, 300), dtype=np.float32))
+    steps = la.explain((x + 1).sum()).steps.splitlines()
+    assert steps[0].startswith("kernel fused_computation") and "64 partial results" in steps[0]
+    assert "threads decided at each run" in steps[0]
+    assert steps[1].startswith("kernel combine_partials") and steps[1].endswith("the calling thread")
+    assert "work units" in steps[-1]
