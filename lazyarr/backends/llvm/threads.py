@@ -41,8 +41,12 @@ def runtime() -> str | None:
     where none is found, or where LAZYARR_NATIVE_THREADS=0 turns it off."""
     if os.environ.get("LAZYARR_NATIVE_THREADS", "1") == "0":
         return None
-    names = [name for name in (ctypes.util.find_library("gomp"), ctypes.util.find_library("omp")) if name]
-    for name in dict.fromkeys(names + list(_CANDIDATES)):
+    for name in _CANDIDATES + ("find_library",):
+        if name == "find_library":  # (slow: it runs ldconfig or a compiler; only when the usual names fail)
+            found = [found for found in (ctypes.util.find_library("gomp"), ctypes.util.find_library("omp")) if found]
+            if not found:
+                return None
+            name = found[0]
         try:
             with _short_spin():
                 library = ctypes.CDLL(name)
