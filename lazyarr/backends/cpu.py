@@ -41,10 +41,12 @@ from .llvm import dispatch, threads
 from .llvm.blas import gemm, is_native_dot, native_dot_refusal
 from .llvm.compile_workers import compile_objects, default_worker_count
 from .llvm.elemental import COMPILED_DTYPES, emit_refusal  # noqa: F401 (tests read COMPILED_DTYPES here)
-from .llvm.kernel import ACCUMULATOR, KernelBuilder, outer_extent
+from .llvm.kernel import KernelBuilder, outer_extent
 from .llvm.math_table import cpu_math
+from .llvm.reduction_arithmetic import ACCUMULATOR
 from .llvm.target import JitEngine, cpu_features_key, host_target_machine
 from .slots import HostStep, Slots
+from .split_reductions import COMBINE_NAME, PARTIAL_BLOCKS, combining_computation, splits_into_partials
 
 _KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _ALIGNMENT = 64
@@ -308,9 +310,8 @@ class CpuExecutable:
             else:
                 threads_used = f"{step.parallel} threads" if step.parallel else "the calling thread"
             lines.append(f"kernel {step.label or '?'}: {threads_used}")
-        least = _NATIVE_PARALLEL_WORK if dispatch.native_threads() else _PARALLEL_WORK
         where = "OpenMP's threads, llvm/threads.py" if dispatch.native_threads() else "a Python thread pool"
-        lines.append(f"(kernels split over threads from {least:,} work units: {where})")
+        lines.append(f"(kernels split over threads from {_split_threshold():,} work units: {where})")
         return "\n".join(lines)
 
     @functools.cached_property
@@ -335,50 +336,6 @@ class CpuExecutable:
         for slot, value in self.constants.items():
             slots[slot] = value
         return slots
-
-
-# Full reductions (`splits_into_partials`) run as two kernels: this many partial results, which
-# threads compute in parallel (KernelBuilder.add's partial_blocks), then their combination.
-# The partials depend on the extent only, so results do not depend on the thread count.
-_PARTIAL_BLOCKS = 64
-_PARTIAL_KINDS = frozenset({"sum", "prod", "max", "min"})
-# Below this many elements (sizes known when compiled), a full reduction stays one kernel.
-_PARTIALS_FROM = 1 << 15
-
-
-def splits_into_partials(computation: Computation) -> bool:
-    """Whether every output of the fused `computation` reduces all of one large operand (of
-    the same shape for all) to one real number: then threads can split the reduction."""
-    outputs = computation.outputs
-    if not outputs or not all(output.opcode == "reduce" and not output.shape for output in outputs):
-        return False
-    shape = outputs[0].operands[0].shape
-    for output in outputs:
-        if (output.attr("kind") not in _PARTIAL_KINDS or output.dtype.kind not in "fiu"
-                or output.operands[0].shape != shape):
-            return False
-    return bool(shape) and (any(is_symbolic_size(size) for size in shape) or math.prod(shape) >= _PARTIALS_FROM)
-
-
-def combining_computation(computation: Computation) -> Computation:
-    """The kernel combining the partials of `computation` (`splits_into_partials`): each output
-    reduces its _PARTIAL_BLOCKS partials, of the accumulator's dtype, then casts back. Float32
-    sums and products combine in float64: the 64 partials are added one after the other (a
-    float32 running total of W1's 10^7-term sum had 11 times NumPy's error; float64's, 0.2)."""
-    parameters, outputs = [], []
-    for number, output in enumerate(computation.outputs):
-        accumulated = ACCUMULATOR.get(output.dtype, output.dtype)
-        partials = make("parameter", number=number, shape=(_PARTIAL_BLOCKS,), dtype=accumulated)
-        parameters.append(partials)
-        kind = output.attr("kind")
-        if kind in ("sum", "prod") and accumulated == np.float32:
-            partials = make("convert", [partials], dtype=np.dtype(np.float64))
-        total = make("reduce", [partials], dimensions=(0,), kind=kind)
-        outputs.append(total if total.dtype == output.dtype else make("convert", [total], dtype=output.dtype))
-    return Computation(_COMBINE_NAME, tuple(parameters), tuple(outputs))
-
-
-_COMBINE_NAME = "combine_partials"
 
 
 def _run_host_step(step: HostStep, slots, sizes) -> None:
@@ -502,12 +459,18 @@ def _parallel(extent: int, work_shapes, work_per_element: int) -> int:
     if extent <= 1:
         return 0
     work = max(math.prod(shape) for shape in work_shapes) * work_per_element
+    least = _split_threshold()
     if not dispatch.native_threads():
-        return 2 if work >= _PARALLEL_WORK else 0  # (the Python pool splits over all its workers)
+        return 2 if work >= least else 0  # (the Python pool splits over all its workers)
     team = threads.team_size()
-    if work < _NATIVE_PARALLEL_WORK or team < 2:
+    if work < least or team < 2:
         return 0
-    return max(2, min(team, extent, work // max(1, _NATIVE_PARALLEL_WORK // 2)))
+    return max(2, min(team, extent, work // max(1, least // 2)))
+
+
+def _split_threshold() -> int:
+    """The work from which a kernel splits: OpenMP's threads cost far less than the pool's."""
+    return _NATIVE_PARALLEL_WORK if dispatch.native_threads() else _PARALLEL_WORK
 
 
 def work_per_element(computation: Computation) -> int:
@@ -703,7 +666,7 @@ class CpuBackend:
             outputs = [None] * len(specs)
         if partial_blocks:
             label = f"{computation.name}: {partial_blocks} partial results of its full reductions"
-        elif computation.name == _COMBINE_NAME:
+        elif computation.name == COMBINE_NAME:
             label = f"{computation.name}: the partial results combined"
         else:
             label = "a gemm (BLAS)" if is_native_dot(computation) else computation.name
@@ -737,7 +700,7 @@ class CpuBackend:
             if key not in launched:
                 if splits_into_partials(computation):
                     partials = self._launch(computation, [slots.of(o) for o in operands], slots, new_kernels,
-                                            partial_blocks=_PARTIAL_BLOCKS)
+                                            partial_blocks=PARTIAL_BLOCKS)
                     steps.append(partials)
                     pending.append(partials)
                     computation = combining_computation(computation)

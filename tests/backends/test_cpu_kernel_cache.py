@@ -47,7 +47,7 @@ def test_a_kernel_seen_in_one_module_is_reused_by_another():
     assert float(total) == 4.0
     info = la.cache_info()
     assert info.misses == 2 and info.kernels_reused >= 1
-    # Only the sum's kernels are new: its partial sums and their combination (cpu.py's
+    # Only the sum's kernels are new: its partial sums and their combination (split_reductions.py's
     # splits_into_partials: the size is a placeholder, so it may be large at run time).
     assert info.kernels_compiled == compiled + 2
 

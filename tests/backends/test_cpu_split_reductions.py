@@ -1,7 +1,7 @@
 """Full reductions split over threads: partial results per block, then their combination.
 
 A kernel whose outputs each reduce all of one operand (`sum(x + y*z)`, `x.max()`) runs as two
-kernels (backends/cpu.py `splits_into_partials`): 64 partial results, block b reducing the b-th
+kernels (backends/split_reductions.py `splits_into_partials`): 64 partial results, block b reducing the b-th
 of 64 equal ranges of the outermost reduced axis (a multiple of 256 elements, so float sums add
 the blocks the whole reduction adds), computed by threads; then a kernel combining them (float32
 sums and products in float64). The partials depend on the extent only, so a split run equals a
@@ -19,14 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lazyarr as la
-from lazyarr.backends import cpu
+from lazyarr.backends import cpu, split_reductions
 from lazyarr.backends.cpu import KernelStep
 from lazyarr.compile import compile_module
 from lazyarr.hlo import Computation, Module, make
 
 pytestmark = pytest.mark.usefixtures("cpu_backend")
 
-_BLOCK_ELEMENTS = cpu._PARTIAL_BLOCKS * 256  # one block's share of the outer axis is a multiple of 256
+_BLOCK_ELEMENTS = split_reductions.PARTIAL_BLOCKS * 256  # one block's share of the outer axis is a multiple of 256
 _SIZES = st.sampled_from([0, 1, 2, 63, 64, 255, 256, 257, _BLOCK_ELEMENTS - 1, _BLOCK_ELEMENTS,
                           _BLOCK_ELEMENTS + 1, 3 * _BLOCK_ELEMENTS + 77]) | st.integers(0, 5000)
 _DTYPES = st.sampled_from([np.float32, np.float64, np.float16, np.int32, np.int64, np.uint8])
@@ -98,7 +98,8 @@ def test_a_full_reduction_compiles_to_partials_then_their_combination():
     executable = compile_module(Module("main", Computation("main", (operand,), (root,))), "cpu")
     kernels = [step for step in getattr(executable, "executable", executable).steps if isinstance(step, KernelStep)]
     partials, combination = kernels
-    assert partials.extent == cpu._PARTIAL_BLOCKS and partials.output_specs == [((64,), np.dtype(np.float32))]
+    assert partials.extent == split_reductions.PARTIAL_BLOCKS
+    assert partials.output_specs == [((64,), np.dtype(np.float32))]
     assert combination.inputs == partials.outputs
     values = np.random.default_rng(0).random(10**6, dtype=np.float32)
     (result,) = executable.run([values])

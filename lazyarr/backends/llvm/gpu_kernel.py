@@ -39,8 +39,9 @@ import llvmlite.ir as ir
 
 from ...hlo import Computation, post_order
 from .elemental import ElementalEmitter, EmitContext, delinearize, value_type
-from .kernel import ACCUMULATOR, buffer_loader, combine, element_storer, has_row_reductions, reduction_identity
+from .kernel import buffer_loader, element_storer, has_row_reductions
 from .loops import entry_alloca, for_range, index_constant
+from .reduction_arithmetic import ACCUMULATOR, combine, reduction_identity
 
 BLOCK = 256  # threads per block (8 warps)
 WARP = 32

@@ -12,8 +12,6 @@ the innermost loops, reading the fused producers element by element.
 
 from __future__ import annotations
 
-import math
-
 import llvmlite.ir as ir
 
 from ... import dtypes
@@ -23,13 +21,18 @@ from ...passes.fusion_policy import CHEAP_ELEMENTWISE
 from .blas import emit_gemm, is_native_dot
 from .elemental import ElementalEmitter, EmitContext, linearize, memory_type, value_type
 from .loops import INDEX, entry_alloca, for_range, index_constant, opaque_index, tile_alloca
-from .scalar_ops import BINARY
+from .reduction_arithmetic import (
+    ACCUMULATOR,
+    PAIRWISE_LEVELS,
+    combine,
+    pairwise_push,
+    pairwise_total,
+    reduction_identity,
+)
 
 POINTER = ir.PointerType()
 KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [POINTER, POINTER, INDEX, INDEX])
 
-# Accumulate float16 sums and products in float32, as NumPy's half loops do.
-ACCUMULATOR = {dtypes.float16: dtypes.float32}
 _SUM_BLOCK = 256  # elements per partial sum in float sums (see KernelBuilder._reduce)
 
 
@@ -397,14 +400,14 @@ class KernelBuilder:
 
         loop_counters = []
         # Float sums add blocks of _SUM_BLOCK elements into a partial sum first, and the
-        # blocks' partial sums pairwise (`_pairwise_push`, across all reduced dimensions),
+        # blocks' partial sums pairwise (`pairwise_push`, across all reduced dimensions),
         # so the rounding error grows with block + log2(count / block) terms, not with the
         # count: as NumPy's pairwise sum, whatever LLVM's vectorizer decides.
         blocked = kind == "sum" and dtypes.is_floating(accumulate_dtype) and bool(reduced)
         target = entry_alloca(builder, value_type(accumulate_dtype), name="partial") if blocked else slot
         pairwise = None
         if blocked:
-            pairwise = (tile_alloca(builder, value_type(accumulate_dtype), _PAIRWISE_LEVELS, name="pairwise"),
+            pairwise = (tile_alloca(builder, value_type(accumulate_dtype), PAIRWISE_LEVELS, name="pairwise"),
                         entry_alloca(builder, INDEX, name="blocks"))
             builder.store(index_constant(0), pairwise[1])
 
@@ -431,7 +434,7 @@ class KernelBuilder:
                              lambda: builder.store(reduction_identity(ctx, kind, accumulate_dtype), target),
                              lambda position: (operand_index.__setitem__(axis, position),
                                                loop_counters.append(position), inner(level + 1)),
-                             lambda: _pairwise_push(ctx, accumulate_dtype, pairwise, builder.load(target)))
+                             lambda: pairwise_push(ctx, accumulate_dtype, pairwise, builder.load(target)))
                 return
             with for_range(builder, start, extent, name=f"r{axis}") as position:
                 operand_index[axis] = position
@@ -442,7 +445,7 @@ class KernelBuilder:
         if all(operand.shape[axis] for axis in reduced):
             inner(0)
         if blocked:
-            builder.store(_pairwise_total(ctx, kind, accumulate_dtype, pairwise), slot)
+            builder.store(pairwise_total(ctx, kind, accumulate_dtype, pairwise), slot)
         result = builder.load(slot)
         if accumulate_dtype != output.dtype and not accumulated:
             result = builder.fptrunc(result, value_type(output.dtype))
@@ -716,107 +719,3 @@ def hide_trip_counts(builder: ir.IRBuilder, counters) -> None:
         stop = compare.operands[1]
         if isinstance(stop, ir.Constant):
             compare.replace_usage(stop, opaque_index(builder, stop))
-
-
-# Levels of the pairwise combination of block sums: 2**64 blocks, more than any extent.
-_PAIRWISE_LEVELS = 64
-
-
-def _pairwise_push(ctx, dtype, pairwise, value) -> None:
-    """Add one block's sum to the pairwise combination (a binary counter of partial sums,
-    `stack[level]` summing 2**level blocks): while the count's lowest bits are set, the new
-    sum absorbs the sum of the equally many blocks before it, as a pairwise tree does."""
-    builder = ctx.builder
-    stack, count = pairwise
-    number = builder.load(count)
-    level, carry = _over_levels(
-        builder, value,
-        lambda level: builder.trunc(builder.lshr(number, level), ir.IntType(1)),
-        lambda level, carry: builder.fadd(_held(builder, stack, level, value.type), carry))
-    builder.store(carry, builder.gep(stack, [level], source_etype=value.type))
-    builder.store(builder.add(number, index_constant(1)), count)
-
-
-def _pairwise_total(ctx, kind, dtype, pairwise) -> ir.Value:
-    """The sum of all blocks pushed: the partial sums of the count's set bits, smallest first."""
-    builder = ctx.builder
-    stack, count = pairwise
-    number = builder.load(count)
-    identity = reduction_identity(ctx, kind, dtype)
-
-    def add_if_held(level, total):
-        held = _held(builder, stack, level, identity.type)
-        return builder.select(builder.trunc(builder.lshr(number, level), ir.IntType(1)),
-                              builder.fadd(held, total), total)
-
-    return _over_levels(builder, identity,
-                        lambda level: builder.icmp_unsigned("!=", builder.lshr(number, level), index_constant(0)),
-                        add_if_held)[1]
-
-
-def _held(builder, stack, level, value_type):
-    return builder.load(builder.gep(stack, [level], source_etype=value_type), typ=value_type)
-
-
-def _over_levels(builder, value, going_on, step) -> tuple[ir.Value, ir.Value]:
-    """for level = 0, 1, ... while going_on(level): value = step(level, value). Returns the
-    level it stopped at and the value then (a loop of a few trips: log2 of a block count)."""
-    before = builder.block
-    header = builder.append_basic_block("levels.header")
-    body = builder.append_basic_block("levels.body")
-    done = builder.append_basic_block("levels.done")
-    builder.branch(header)
-    builder.position_at_end(header)
-    level = builder.phi(INDEX, name="level")
-    level.add_incoming(index_constant(0), before)
-    carried = builder.phi(value.type, name="carried")
-    carried.add_incoming(value, before)
-    builder.cbranch(going_on(level), body, done)
-    builder.position_at_end(body)
-    following = step(level, carried)
-    level.add_incoming(builder.add(level, index_constant(1)), builder.block)
-    carried.add_incoming(following, builder.block)
-    builder.branch(header)
-    builder.position_at_end(done)
-    return level, carried
-
-
-def reduction_identity(ctx, kind, dtype):
-    if kind == "sum" or kind == "or":
-        return ctx.constant(0, dtype)
-    if kind == "prod" or kind == "and":
-        return ctx.constant(1, dtype)
-    if dtypes.is_floating(dtype):
-        return ctx.constant(-math.inf if kind == "max" else math.inf, dtype)
-    if dtype == dtypes.bool_:
-        return ctx.constant(kind == "min", dtype)
-    info = __import__("numpy").iinfo(dtype)
-    return ctx.constant(info.min if kind == "max" else info.max, dtype)
-
-
-class _Node:
-    """The minimum an emitter reads from an instruction: its dtype."""
-
-    def __init__(self, dtype):
-        self.dtype = dtype
-
-
-def combine(ctx, kind, dtype, accumulator, value):
-    builder = ctx.builder
-    if kind == "sum":
-        if dtypes.is_floating(dtype):
-            # Reassociation lets LLVM keep several vector accumulators (see README tolerance).
-            return builder.fadd(accumulator, value, flags=("reassoc",))
-        return builder.or_(accumulator, value) if dtype == dtypes.bool_ else builder.add(accumulator, value)
-    if kind == "prod":
-        if dtypes.is_floating(dtype):
-            return builder.fmul(accumulator, value, flags=("reassoc",))
-        return builder.and_(accumulator, value) if dtype == dtypes.bool_ else builder.mul(accumulator, value)
-    if kind == "and":
-        return builder.and_(accumulator, value)
-    if kind == "or":
-        return builder.or_(accumulator, value)
-    if dtype in (dtypes.float32, dtypes.float64):
-        return ctx.intrinsic("llvm.maximum" if kind == "max" else "llvm.minimum", accumulator, value)
-    emit = BINARY["maximum" if kind == "max" else "minimum"]
-    return emit(ctx, _Node(dtype), accumulator, value)

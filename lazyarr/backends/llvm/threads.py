@@ -36,9 +36,9 @@ _SYMBOLS = ("GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads", "omp_g
 
 
 @functools.cache
-def runtime() -> str | None:
-    """The OpenMP runtime's path, its entry points bound for kernels (`llvm.add_symbol`); None
-    where none is found, or where LAZYARR_NATIVE_THREADS=0 turns it off."""
+def _loaded() -> tuple[str, ctypes.CDLL] | None:
+    """(name, library) of the OpenMP runtime, its entry points bound for kernels
+    (`llvm.add_symbol`); None where none is found, or where LAZYARR_NATIVE_THREADS=0."""
     if os.environ.get("LAZYARR_NATIVE_THREADS", "1") == "0":
         return None
     for name in _CANDIDATES + ("find_library",):
@@ -55,8 +55,21 @@ def runtime() -> str | None:
             continue
         for symbol, function in functions.items():
             llvm.add_symbol(symbol, ctypes.cast(function, ctypes.c_void_p).value)
-        return name
+        return name, library
     return None
+
+
+def runtime() -> str | None:
+    """The OpenMP runtime's name, or None (see `_loaded`)."""
+    loaded = _loaded()
+    return loaded[0] if loaded else None
+
+
+@functools.cache
+def team_size() -> int:
+    """How many threads a region runs on (OMP_NUM_THREADS, else the usable cores); 1 without a runtime."""
+    loaded = _loaded()
+    return max(1, loaded[1].omp_get_max_threads()) if loaded else 1
 
 
 # After a region, libgomp's threads spin 300,000 times (milliseconds) before they sleep. On few
@@ -78,15 +91,6 @@ def _short_spin():
     finally:
         if not chosen:
             del os.environ["GOMP_SPINCOUNT"]
-
-
-@functools.cache
-def team_size() -> int:
-    """How many threads a region runs on (OMP_NUM_THREADS, else the usable cores); 1 without a runtime."""
-    if runtime() is None:
-        return 1
-    function = ctypes.CFUNCTYPE(ctypes.c_int)(("omp_get_max_threads", ctypes.CDLL(runtime())))
-    return max(1, function())
 
 
 # The dispatcher's globals: @lazyarr_threads_enabled (0 in forked children) and
