@@ -204,8 +204,7 @@ def _sized_plan(run: NativeRun, sizes) -> tuple:
     for kernel, start in zip(run.kernels, run.starts):
         if kernel.symbolic_work is not None:
             extent = resolve_shape((kernel.extent,), sizes)[0]
-            parallel = kernel.splittable and _parallel(
-                extent, (resolve_shape(shape, sizes) for shape in kernel.symbolic_work), kernel.work_per_element)
+            parallel = _threads_at(kernel, extent, sizes)
             if parallel and not dispatch.native_threads():
                 return None, (), ()
             program[start + 1] = extent
@@ -426,8 +425,7 @@ def _run_kernel(step: KernelStep, slots, sizes):
     if step.symbolic_work is not None:
         specs = [(resolve_shape(shape, sizes), dtype) for shape, dtype in specs]
         extent = resolve_shape((extent,), sizes)[0]
-        parallel = step.splittable and _parallel(
-            extent, (resolve_shape(shape, sizes) for shape in step.symbolic_work), step.work_per_element)
+        parallel = _threads_at(step, extent, sizes)
     outputs = [_output(shape, dtype) for shape, dtype in specs]
     buffers = [slots[slot] for slot in step.inputs] + outputs
     pointer_array = (ctypes.c_void_p * len(buffers))(*(buffer.ctypes.data for buffer in buffers))
@@ -466,6 +464,13 @@ def _parallel(extent: int, work_shapes, work_per_element: int) -> int:
     if work < least or team < 2:
         return 0
     return max(2, min(team, extent, work // max(1, least // 2)))
+
+
+def _threads_at(step: KernelStep, extent: int, sizes) -> int:
+    """`_parallel` for a kernel with placeholder sizes at these real sizes (0 for a gemm)."""
+    if not step.splittable:
+        return 0
+    return _parallel(extent, (resolve_shape(shape, sizes) for shape in step.symbolic_work), step.work_per_element)
 
 
 def _split_threshold() -> int:
