@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, Maker, make, make_plain
+from ..hlo import Instruction, Maker, make, make_like, make_plain, node_template
 from ..hlo import get as get_op
 from ..shapes import broadcast_shapes
 from . import elements
@@ -331,11 +331,11 @@ UFUNCS = {
 
 
 # (name, then per operand: an array's dtype and shape, or a weak scalar's type) -> how `apply`
-# built the result, where it made one node of the operands' nodes: the node builder, then per
-# operand the shape an array was broadcast to (None: as it is), or for a scalar its constant's
-# dtype, the broadcast shape and the range of Python values that needs no check. A loop
-# recording `a * b`, `x + bias` or `x * 0.2` on the same shapes takes `binary`'s path: one
-# lookup, no dtype resolution (a third of a recorded op's cost).
+# built the result, where it made one node of the operands' nodes: the node's template
+# (hlo.node_template), then per operand the shape an array was broadcast to (None: as it is),
+# or for a scalar its constant's dtype, the broadcast shape and the range of Python values that
+# needs no check. A loop recording `a * b`, `x + bias` or `x * 0.2` on the same shapes takes
+# `binary`'s path: one lookup, no dtype resolution, no rules, one intern lookup (hlo.make_like).
 _DIRECT: dict[tuple, tuple] = {}
 _DIRECT_SCALARS = (int, float)
 
@@ -349,29 +349,29 @@ def binary(name: str, x1, x2) -> Array:
             node2 = x2._node
             direct = _DIRECT.get((name, node1.dtype, node1.shape, node2.dtype, node2.shape))
             if direct is not None:
-                build, shape1, shape2 = direct
+                template, shape1, shape2 = direct
                 if shape1 is not None:
                     node1 = broadcast_to(node1, shape1)
                 if shape2 is not None:
                     node2 = broadcast_to(node2, shape2)
-                return Array(build(node1, node2))
+                return Array(make_like(template, node1, node2))
         elif kind2 in _DIRECT_SCALARS:
             direct = _DIRECT.get((name, node1.dtype, node1.shape, kind2))
             if direct is not None:
-                build, shape1, (dtype, shape, low, high) = direct
+                template, shape1, (dtype, shape, low, high) = direct
                 if low <= x2 <= high:
                     if shape1 is not None:
                         node1 = broadcast_to(node1, shape1)
-                    return Array(build(node1, _scalar_operand(x2, dtype, shape)))
+                    return Array(make_like(template, node1, _scalar_operand(x2, dtype, shape)))
     elif kind2 is Array and kind1 in _DIRECT_SCALARS:
         node2 = x2._node
         direct = _DIRECT.get((name, kind1, node2.dtype, node2.shape))
         if direct is not None:
-            build, (dtype, shape, low, high), shape2 = direct
+            template, (dtype, shape, low, high), shape2 = direct
             if low <= x1 <= high:
                 if shape2 is not None:
                     node2 = broadcast_to(node2, shape2)
-                return Array(build(_scalar_operand(x1, dtype, shape), node2))
+                return Array(make_like(template, _scalar_operand(x1, dtype, shape), node2))
     return apply(name, x1, x2)
 
 
@@ -379,9 +379,9 @@ def unary(name: str, x) -> Array:
     """`apply(name, x)`: the hot path of one-operand functions and operators."""
     if type(x) is Array:
         node = x._node
-        build = _DIRECT.get((name, node.dtype, node.shape))
-        if build is not None:
-            return Array(build(node))
+        template = _DIRECT.get((name, node.dtype, node.shape))
+        if template is not None:
+            return Array(make_like(template, node))
     return apply(name, x)
 
 
@@ -404,14 +404,14 @@ def _scalar_operand(value, dtype, shape) -> Instruction:
 _SCALAR_OPERANDS: dict[tuple, Instruction] = {}
 
 
-def _remember_direct(name, ufunc, build, operands, nodes, result) -> None:
+def _remember_direct(name, ufunc, operands, nodes, result) -> None:
     """Enter in _DIRECT how `apply` just built `result`, when it was one node of the operands'
     nodes: an array as it is or broadcast, a Python int or float as its constant."""
     if ufunc is np.power or result.operands != tuple(nodes) or len(_DIRECT) >= 4096:
         return
     if len(operands) == 1:
         if type(operands[0]) is Array and operands[0]._node is nodes[0]:
-            _DIRECT[name, nodes[0].dtype, nodes[0].shape] = build
+            _DIRECT[name, nodes[0].dtype, nodes[0].shape] = node_template(result)
         return
     key, specs = [name], []
     for value, node in zip(operands, nodes):
@@ -439,7 +439,7 @@ def _remember_direct(name, ufunc, build, operands, nodes, result) -> None:
             specs.append((dtype, node.shape, low, high))
         else:
             return
-    _DIRECT[tuple(key)] = (build, *specs)
+    _DIRECT[tuple(key)] = (node_template(result), *specs)
 
 
 def apply(name: str, *operands) -> Array:
@@ -462,7 +462,7 @@ def apply(name: str, *operands) -> Array:
     if result.dtype is not result_dtype and result.dtype != result_dtype:
         result = convert(result, result_dtype)
     else:
-        _remember_direct(name, ufunc, build, operands, nodes, result)
+        _remember_direct(name, ufunc, operands, nodes, result)
     return Array(result)
 
 

@@ -30,23 +30,32 @@ _COMPARISONS = {
 _UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "invert": "invert", "abs": "absolute"}
 
 
-def _forward(function):
+# Operators call elementwise.binary / unary by name: every operator's function is one of
+# elementwise's `_define`d ufuncs, `binary(name, x1, x2)` itself, so the operator skips that
+# frame (a recorded op's cost is a handful of Python calls).
+def _forward(name: str):
+    binary = elementwise.binary
+
     def method(self, other):
-        return function(self, other)
+        return binary(name, self, other)
 
     return method
 
 
-def _reflected(function):
+def _reflected(name: str):
+    binary = elementwise.binary
+
     def method(self, other):
-        return function(other, self)
+        return binary(name, other, self)
 
     return method
 
 
-def _unary(function):
+def _unary(name: str):
+    unary = elementwise.unary
+
     def method(self):
-        return function(self)
+        return unary(name, self)
 
     return method
 
@@ -85,16 +94,15 @@ def _power_operator(self, other):
 
 def _bind_operators():
     for dunder, name in _BINARY_OPERATORS.items():
-        function = getattr(elementwise, name)
-        setattr(Array, f"__{dunder}__", _forward(function))
-        setattr(Array, f"__r{dunder}__", _reflected(function))
-        setattr(Array, f"__i{dunder}__", _in_place(function, name))
+        setattr(Array, f"__{dunder}__", _forward(name))
+        setattr(Array, f"__r{dunder}__", _reflected(name))
+        setattr(Array, f"__i{dunder}__", _in_place(getattr(elementwise, name), name))
     Array.__pow__ = _power_operator
     Array.__imatmul__ = _in_place(linalg.matmul, "matmul")
     for dunder, name in _COMPARISONS.items():
-        setattr(Array, f"__{dunder}__", _forward(getattr(elementwise, name)))
+        setattr(Array, f"__{dunder}__", _forward(name))
     for dunder, name in _UNARY_OPERATORS.items():
-        setattr(Array, f"__{dunder}__", _unary(getattr(elementwise, name)))
+        setattr(Array, f"__{dunder}__", _unary(name))
 
 
 # method name -> the function it forwards to, with the array as first argument

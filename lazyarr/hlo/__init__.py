@@ -11,14 +11,16 @@ from .instruction import (
     constant,
     fresh_parameter,
     make,
+    make_like,
     make_plain,
+    node_template,
 )
 from .module import Computation, Module, post_order, replace_all, users_of
 from .op import HloError, OpDef, all_ops, get
 
 __all__ = [
     "Computation", "HloError", "Instruction", "Literal", "Maker", "Module", "OpDef", "all_ops",
-    "bind", "bound_buffer", "constant", "evaluate", "fresh_parameter", "get", "make", "make_plain", "post_order",
-    "replace_all",
+    "bind", "bound_buffer", "constant", "evaluate", "fresh_parameter", "get", "make", "make_like", "make_plain",
+    "node_template", "post_order", "replace_all",
     "users_of",
 ]

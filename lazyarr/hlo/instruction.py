@@ -403,6 +403,32 @@ def replay(steps: tuple[tuple, ...], slots: list) -> list:
     return slots
 
 
+def node_template(node: Instruction) -> tuple:
+    """What `make_like` needs to make `node`'s op again, on other operands of the shapes and
+    dtypes `node`'s operands have: (op, `_local`, its key, shape, dtype, attribute map).
+
+    A frontend that memoizes how it built a node for an operand signature (elementwise.py's
+    direct path) keeps this, and records the next such op with one intern lookup: the op's
+    rules, already run for that signature, do not run again."""
+    return (node.op, node._local, node._identity, node.shape, node.dtype, node._attr_map)
+
+
+def make_like(template: tuple, first: Instruction, second: Instruction | None = None) -> Instruction:
+    """The node `template` (node_template) describes, of one operand or two of the signature it
+    was made for: the node make() gives them, found in the intern table or made unchecked."""
+    opdef, local, identity, shape, dtype, attr_map = template
+    if second is None:
+        key, operands = (identity, id(first)), (first,)
+    else:
+        key, operands = (identity, id(first), id(second)), (first, second)
+    entry = _INTERN.get(key)
+    if entry is not None:
+        found = entry()
+        if found is not None:
+            return found
+    return _interned(key, local, opdef, shape, dtype, operands, attr_map)
+
+
 def _interned(key, local, opdef, shape, dtype, operands, attr_map) -> Instruction:
     """The instruction for `key`: a new one from these checked fields unless one is interned."""
     instruction = _UNFROZEN_NEW(_Unfrozen)
