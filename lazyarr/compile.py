@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _flags, _profiler
 from .backends import device_of, get_backend, loaded_backends
-from .hlo import Computation, Instruction, Module, make
+from .hlo import Computation, Instruction, Module, make, remake
 from .hlo import get as get_op
 from .passes.fusion_policy import FusionPolicy
 from .persistent_cache import clear_persistent_cache
@@ -138,7 +138,7 @@ def module_of(graph: Linearized, name: str = "main") -> Module:
         else:
             operands = tuple(built[position] for position in graph.signature[index][1:])
             if operands != node.operands:
-                node = make(node.op, operands, **dict(node.attrs))
+                node = remake(node, operands)
         built.append(node)
     entry = Computation(name, tuple(parameters), tuple(built[position] for position in graph.roots))
     return Module(name, entry)

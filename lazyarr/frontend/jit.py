@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import _flags, _profiler, dtypes
 from ..compile import backend_for, build_module, cache_info, compile_module
-from ..hlo import Computation, Module, constant, make, replace_all
+from ..hlo import Computation, Module, constant, remake, replace_all
 from ..hlo.text import print_module
 from ..introspection import explanation_for
 from . import pytree, tracing
@@ -151,7 +151,7 @@ def _embedded(node, operands, values):
         return constant(values[id(node)])
     if operands == node.operands:
         return node
-    return make(node.op, operands, **dict(node.attrs))
+    return remake(node, operands)
 
 
 class JittedFunction:

@@ -429,6 +429,28 @@ def make_like(template: tuple, first: Instruction, second: Instruction | None = 
     return _interned(key, local, opdef, shape, dtype, operands, attr_map)
 
 
+def remake(node: Instruction, operands: Sequence[Instruction]) -> Instruction:
+    """`make(node.op, operands, **node.attributes)`: `node`'s op and attributes over other
+    operands, as passes rebuild a graph. Where every operand has the shape and dtype of the
+    one it replaces (the common case: a value rewritten into an equal one, a parameter standing
+    for a node) the op's rules gave `node`'s result already: one intern lookup, no rules."""
+    old = node.operands
+    operands = tuple(operands)
+    if len(operands) != len(old) or not old:
+        return make(node.op, operands, **node.attributes)
+    for new, previous in zip(operands, old):
+        if type(new) is not Instruction or new.shape != previous.shape or (
+                new.dtype is not previous.dtype and new.dtype != previous.dtype):
+            return make(node.op, operands, **node.attributes)
+    key = (node._identity, *[id(operand) for operand in operands])
+    entry = _INTERN.get(key)
+    if entry is not None:
+        found = entry()
+        if found is not None:
+            return found
+    return _interned(key, node._local, node.op, node.shape, node.dtype, operands, node._attr_map)
+
+
 def _interned(key, local, opdef, shape, dtype, operands, attr_map) -> Instruction:
     """The instruction for `key`: a new one from these checked fields unless one is interned."""
     instruction = _UNFROZEN_NEW(_Unfrozen)

@@ -27,6 +27,7 @@ from .. import dtypes
 from ..hlo.instruction import Instruction, Literal, make
 from ..hlo.module import Computation, Module
 from ..hlo.op import COMMUTATIVE
+from ..hlo.op import get as get_op
 from ..shapes import is_symbolic_size
 from .pipeline import rebuild, rewrite_entry
 
@@ -111,14 +112,38 @@ def structural_key(node: Instruction, operand_keys: list[bytes], *, any_sizes: b
     """A digest of `node`'s structure over its operands' keys, led by one byte that sorts
     constants (and splats of them) after everything else: `add(x, constant)` reads as XLA
     writes it. `any_sizes`: placeholder sizes all read alike (`generic_sizes`)."""
-    source = node.operands[0] if node.opcode == "broadcast" else node
-    digest = hashlib.blake2b(digest_size=16)
-    shape = generic_sizes(node.shape) if any_sizes else node.shape
-    digest.update(f"{node.opcode} {node.dtype.str} {shape}".encode())
-    for name, value in node.attrs:
-        value = generic_sizes(value) if any_sizes else value
-        digest.update(b"\0" + name.encode() + b"=" + _encoded_attribute(value))
+    identity = node._identity
+    plain = type(identity) is int and node.op is not _BROADCAST
+    memo = (identity, node.shape, node.dtype, any_sizes) if plain else None
+    local = _LOCAL_PARTS.get(memo) if memo is not None else None
+    if local is None:
+        local = _local_part(node, any_sizes)
+        if memo is not None:
+            if len(_LOCAL_PARTS) >= 1 << 16:
+                _LOCAL_PARTS.clear()
+            _LOCAL_PARTS[memo] = local
+    lead, text = local
+    digest = hashlib.blake2b(text, digest_size=16)
     for operand_key in operand_keys:
         digest.update(b"\1" + operand_key)
-    return (b"\1" if source.opcode == "constant" else b"\0") + digest.digest()
+    return lead + digest.digest()
+
+
+def _local_part(node: Instruction, any_sizes: bool) -> tuple[bytes, bytes]:
+    """(leading byte, what the digest reads before the operands' keys) of `node`'s key."""
+    source = node.operands[0] if node.opcode == "broadcast" else node
+    shape = generic_sizes(node.shape) if any_sizes else node.shape
+    parts = [f"{node.opcode} {node.dtype.str} {shape}".encode()]
+    for name, value in node.attrs:
+        value = generic_sizes(value) if any_sizes else value
+        parts.append(b"\0" + name.encode() + b"=" + _encoded_attribute(value))
+    return (b"\1" if source.opcode == "constant" else b"\0"), b"".join(parts)
+
+
+# (plain node identity, shape, dtype, any_sizes) -> `_local_part`: a pass keys every node, and
+# a loop's steps repeat the same few kinds of node. Plain identities only (an int standing for
+# op and attributes, never a Literal: no constant is kept alive here). A broadcast's leading
+# byte depends on its operand (a constant or not), which its identity does not say: not memoized.
+_LOCAL_PARTS: dict[tuple, tuple[bytes, bytes]] = {}
+_BROADCAST = get_op("broadcast")
 

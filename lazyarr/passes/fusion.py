@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..hlo import Computation, Instruction, Module, make, post_order
+from ..hlo import Computation, Instruction, Module, make, post_order, remake
 from ..hlo.op import REDUCTION
 from .cse import generic_sizes, structural_key, swappable, swapped
 from .fusion_groups import Decision, GraphFacts, form_groups
@@ -90,12 +90,13 @@ class InstructionFusion:
         entry = module.entry
         facts = GraphFacts.of(entry.post_order(), entry.outputs)
         report = FusionReport()
-        groups = form_groups(facts, self.policy, report.decisions)
+        policy = self.policy.for_one_graph()
+        groups = form_groups(facts, policy, report.decisions)
         if not groups:  # nothing fusible left (a second run): keep the report of the first
             module.notes.setdefault("fusion", report)
             return False
         module.notes["fusion"] = report
-        clusters = merge_siblings(groups, facts, self.policy, report.decisions)
+        clusters = merge_siblings(groups, facts, policy, report.decisions)
         taken = set(module.computations) | {entry.name}
         while True:  # drops outputs no one reads after a merge made them internal; rarely twice
             built = _build(entry, clusters, taken)
@@ -165,7 +166,7 @@ def _build(entry: Computation, clusters: list[Cluster], taken: set[str]) -> _Bui
         if found is None:
             operands = tuple(mapping[id(operand)] for operand in node.operands)
             unchanged = operands == node.operands
-            mapping[id(node)] = node if unchanged else make(node.op, operands, **node.attributes)
+            mapping[id(node)] = node if unchanged else remake(node, operands)
             continue
         index, output_index = found
         if index not in made:
@@ -193,7 +194,7 @@ def _fused_computation(name: str, cluster: Cluster):
     }
     for node in order:
         operands = tuple(mapping[id(operand)] for operand in node.operands)
-        mapping[id(node)] = swapped(node, operands) if id(node) in swaps else make(node.op, operands, **node.attributes)
+        mapping[id(node)] = swapped(node, operands) if id(node) in swaps else remake(node, operands)
     parameters = tuple(mapping[id(operand)] for operand in inputs)
     outputs = tuple(mapping[id(root)] for root in cluster.roots)
     return Computation(name, parameters, outputs), order, inputs

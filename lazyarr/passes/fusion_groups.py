@@ -18,7 +18,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from ..hlo import Instruction
-from ..hlo.op import INDEX_REMAP
+from ..hlo.op import INDEX_REMAP, OpDef
 from .fusion_policy import FusionDecision, FusionPolicy
 from .fusion_rows import RowIndices
 
@@ -45,6 +45,8 @@ class GraphFacts:
     # id -> whether some user cannot fuse it (a dot reads it): asked per producer by every
     # group that reads it, so a parameter read by a loop's 200 steps is asked once, not 200 times.
     read_unfused: dict[int, bool] = field(default_factory=dict)
+    # id -> whether it has several users, one a broadcast that repeats its elements (_stored_anyway)
+    repeated_by_broadcast: dict[int, bool] = field(default_factory=dict)
 
     def has_unfusible_user(self, key: int, policy: FusionPolicy) -> bool:
         known = self.read_unfused.get(key)
@@ -211,28 +213,41 @@ def _index_maps(inside_users, index_maps) -> int:
     """At how many distinct index maps a producer is computed: elementwise users read it at
     their own index (the emitter computes it once per map they have), each remapping user
     (slice, pad, transpose, ...) at maps of its own. Interning makes equal remaps one user."""
-    same_index = max((index_maps[id(user)] for user in inside_users if not _remaps(user)), default=0)
-    return same_index + sum(index_maps[id(user)] for user in inside_users if _remaps(user))
-
-
-def _remaps(instruction: Instruction) -> bool:
-    return bool(remapped_operands(instruction))
+    same_index = remapped = 0
+    for user in inside_users:
+        maps = index_maps[id(user)]
+        if remapped_operands(user):
+            remapped += maps
+        elif maps > same_index:
+            same_index = maps
+    return same_index + remapped
 
 
 def remapped_operands(instruction: Instruction) -> tuple[Instruction, ...]:
     """The operands `instruction` reads at other indices than its own: a slice's, transpose's,
     pad's data; a gather's, dynamic-slice's operand and a dynamic-update-slice's update (at
     positions known only at run time). Broadcasts and reshapes count as same-index reads."""
-    opcode = instruction.opcode
-    if opcode == "dynamic-update-slice":
-        return instruction.operands[1:2]
-    if opcode == "pad":
-        return instruction.operands[:1]  # the second operand is the fill value
-    if opcode in ("gather", "dynamic-slice"):
-        return instruction.operands
-    if instruction.op.has(INDEX_REMAP) and opcode not in ("broadcast", "reshape"):
-        return instruction.operands
-    return ()
+    remapped = _REMAPPED.get(instruction.op)
+    if remapped is None:
+        remapped = _REMAPPED[instruction.op] = _remapped_slice(instruction.op)
+    return instruction.operands[remapped]
+
+
+def _remapped_slice(op: OpDef) -> slice:
+    """Which of an `op` node's operands remapped_operands gives (asked per node, many times
+    by every fusion pass: answered per op)."""
+    if op.name == "dynamic-update-slice":
+        return slice(1, 2)
+    if op.name == "pad":
+        return slice(0, 1)  # the second operand is the fill value
+    if op.name in ("gather", "dynamic-slice"):
+        return slice(None)
+    if op.has(INDEX_REMAP) and op.name not in ("broadcast", "reshape"):
+        return slice(None)
+    return slice(0, 0)
+
+
+_REMAPPED: dict[OpDef, slice] = {}
 
 
 def _element_reads(consumer: Instruction, producer: Instruction) -> int:
@@ -249,8 +264,12 @@ def _stored_anyway(producer: Instruction, key: int, facts: GraphFacts, is_output
     recompute it per read: FusionPolicy.should_fuse)."""
     if is_output or facts.has_unfusible_user(key, policy):
         return True
-    users = facts.users[key]
-    return len(users) > 1 and any(user.opcode == "broadcast" and user.ndim > producer.ndim for user in users)
+    known = facts.repeated_by_broadcast.get(key)
+    if known is None:
+        users = facts.users[key]
+        known = facts.repeated_by_broadcast[key] = len(users) > 1 and any(
+            user.opcode == "broadcast" and user.ndim > producer.ndim for user in users)
+    return known
 
 
 def _on_shared_chain(producer: Instruction, users) -> bool:

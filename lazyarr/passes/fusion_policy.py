@@ -19,6 +19,7 @@ The CPU defaults follow XLA's `InstructionFusion`:
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -147,6 +148,23 @@ class FusionPolicy:
         ):
             return FusionDecision.yes()
         return FusionDecision.no(f"a {opcode} (no fusion rule for it)")
+
+    def for_one_graph(self) -> FusionPolicy:
+        """A copy whose `is_fusible` remembers its answer per node: one fusion pass asks it of
+        a node from every group near it, several times per group (a loop's 50 unrolled steps:
+        3,000 questions about 1,000 nodes). The answers hold the nodes, so use it for one pass."""
+        policy = copy.copy(self)
+        answers: dict[Instruction, FusionDecision] = {}
+        ask = policy.is_fusible
+
+        def is_fusible(instruction: Instruction) -> FusionDecision:
+            answer = answers.get(instruction)
+            if answer is None:
+                answer = answers[instruction] = ask(instruction)
+            return answer
+
+        policy.is_fusible = is_fusible
+        return policy
 
     def is_root_only(self, instruction: Instruction) -> bool:
         """Reductions and scans: fusible as a kernel's root, never into a consumer."""

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
 from .. import _flags, _profiler
-from ..hlo.instruction import Instruction, make
+from ..hlo.instruction import Instruction, remake
 from ..hlo.module import Computation, Module, replace_all
 from ..hlo.op import HloError
 from ..hlo.verify import verify as verify_module
@@ -172,7 +172,7 @@ def rebuild(node: Instruction, operands: Sequence[Instruction]) -> Instruction:
         new is old for new, old in zip(operands, node.operands)
     ):
         return node
-    return make(node.op, operands, **dict(node.attrs))
+    return remake(node, operands)
 
 
 Rewrite = Callable[[Instruction, tuple[Instruction, ...]], Instruction]

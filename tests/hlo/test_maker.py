@@ -1,4 +1,4 @@
-"""`Maker`: make() with the op and attributes prepared once gives make()'s very node.
+"""`Maker`, `remake` and `make_like`: make() with the op and attributes prepared once gives make()'s very node.
 
 Interning makes structural equality identity, so a prepared maker must find what make() built
 and make() what the maker built, in either order; the op's rules must still refuse what make()
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lazyarr.hlo import HloError, Literal, Maker, constant, fresh_parameter, make
+from lazyarr.hlo import HloError, Literal, Maker, constant, fresh_parameter, make, make_like, node_template, remake
 
 F32, F64, I32 = np.dtype("float32"), np.dtype("float64"), np.dtype("int32")
 
@@ -93,3 +93,33 @@ def test_threads_making_nodes_while_the_intern_table_is_swept():
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+@given(st.sampled_from(CASES), st.booleans())
+def test_remake_and_make_like_give_the_node_make_gives(case, remake_first):
+    """Passes rebuild nodes over new operands of the same types (`remake`), and the frontend's
+    direct path records the next node of a remembered kind (`make_like`): make()'s node, either
+    order, with the rules not run again."""
+    op, attributes, operand_types = case
+    model = make(op, [fresh_parameter(shape, dtype) for shape, dtype in operand_types], **attributes)
+    fresh = [fresh_parameter(shape, dtype) for shape, dtype in operand_types]
+    if remake_first:
+        rebuilt = remake(model, fresh)
+        assert make(op, fresh, **attributes) is rebuilt
+    else:
+        rebuilt = make(op, fresh, **attributes)
+        assert remake(model, fresh) is rebuilt
+    assert rebuilt.operands == tuple(fresh) and (rebuilt.shape, rebuilt.dtype) == (model.shape, model.dtype)
+    assert make_like(node_template(model), *fresh) is rebuilt
+
+
+def test_remake_over_operands_of_other_types_runs_the_rules():
+    """A pass may rebuild a node over operands of another shape or dtype: the rules decide the
+    result's type again, and refuse what make() refuses."""
+    total = make("add", [fresh_parameter((3,), F32), fresh_parameter((3,), F32)])
+    wider = remake(total, [fresh_parameter((3,), F64), fresh_parameter((3,), F64)])
+    assert wider.dtype == F64 and wider is make("add", list(wider.operands))
+    longer = remake(total, [fresh_parameter((5,), F32), fresh_parameter((5,), F32)])
+    assert longer.shape == (5,)
+    with pytest.raises(HloError):
+        remake(total, [fresh_parameter((3,), F32), fresh_parameter((4,), F32)])
