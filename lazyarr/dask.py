@@ -81,7 +81,7 @@ def from_dask(array: da.Array) -> da.Array:
                         "NumPy or lazyarr arrays")
     if isinstance(array._meta, Array):
         return array
-    if array.dtype not in dtypes.ALL:
+    if array.dtype not in dtypes.SUPPORTED:
         raise TypeError(f"from_dask: dtype {array.dtype} is not supported; lazyarr supports "
                         + ", ".join(str(dtype) for dtype in dtypes.ALL))
     return array.map_blocks(lazy_chunk, dtype=array.dtype, meta=meta_like(array.dtype, array.ndim),
@@ -92,7 +92,7 @@ def lazy_chunk(chunk) -> Array:
     """One dask chunk as a lazyarr array: a C-contiguous NumPy chunk is wrapped, not copied."""
     if isinstance(chunk, Array):
         return chunk
-    if type(chunk) is np.ndarray and chunk.flags.c_contiguous and chunk.dtype in dtypes.ALL:
+    if type(chunk) is np.ndarray and chunk.flags.c_contiguous and chunk.dtype in dtypes.SUPPORTED:
         return Array(leaf_for(chunk.view()))  # the view is made read-only, never dask's chunk
     return from_numpy(chunk, where="from_dask")
 

@@ -37,7 +37,7 @@ def from_numpy(value, dtype=None, *, where: str = "asarray") -> Array:
                 f"{where}: the Python integer {too_large} does not fit in int64 or uint64, and lazyarr has "
                 "no object arrays; pass it as a float (or dtype=float64) to get a float64 array"
             )
-    if buffer.dtype not in dtypes.ALL:
+    if buffer.dtype not in dtypes.SUPPORTED:
         raise TypeError(
             f"{where}: dtype {buffer.dtype} is not supported; lazyarr supports "
             + ", ".join(str(d) for d in dtypes.ALL)

@@ -69,7 +69,7 @@ def _from_device_buffer(buffer, source: str, target, copy, device, where: str) -
     """A lazy array bound to a private copy of device buffer `buffer` (on `source`), on
     `device` when given (one copy either way); a `target` dtype converts lazily there."""
     dtype = np.dtype(buffer.dtype)
-    if dtype not in dtypes.ALL:
+    if dtype not in dtypes.SUPPORTED:
         raise TypeError(
             f"{where}: dtype {dtype} is not supported; lazyarr supports " + ", ".join(str(d) for d in dtypes.ALL)
         )

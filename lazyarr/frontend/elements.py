@@ -140,13 +140,46 @@ def compute(ufunc: np.ufunc, operands) -> Element | None:
             return None
     function = _OPERATORS.get(ufunc, ufunc)
     try:
-        if ufunc in _QUIET:
-            result = function(*values)
-        else:
-            with np.errstate(all="ignore"):
-                result = function(*values)
+        result = function(*values) if ufunc in _QUIET else _silently(function, values)
     except (TypeError, ValueError, OverflowError):
         return None  # the recorded op raises lazyarr's own error, naming the call
-    if not isinstance(result, np.generic) or result.dtype not in dtypes.ALL:
+    if not isinstance(result, np.generic) or result.dtype not in dtypes.SUPPORTED:
         return None  # the recorded op's own checks give lazyarr's answer or error
-    return Element(result)
+    element = _NEW(Element)  # Element.__init__, inline: an element loop's every op makes one
+    element._value = result
+    element._leaf = element._base = element._views = None
+    return element
+
+
+_NEW = object.__new__
+
+
+def _silently(function, values):
+    """`function(*values)` with NumPy's floating-point errors ignored: `np.errstate(all="ignore")`.
+
+    That context manager makes a new error state each time (about a microsecond, ten times the
+    scalar operation); this one keeps, per error state in force, the state that ignores all
+    errors, and sets it in NumPy's context variable for the call. Where NumPy lacks that
+    variable (it is not public API), np.errstate itself."""
+    if _ERROR_STATE is None:
+        with np.errstate(all="ignore"):
+            return function(*values)
+    current = _ERROR_STATE.get()
+    ignoring = _IGNORING.get(current)
+    if ignoring is None:
+        with np.errstate(all="ignore"):
+            ignoring = _ERROR_STATE.get()  # NumPy's own state ignoring all, built from `current`
+        if len(_IGNORING) >= 64:
+            _IGNORING.clear()
+        _IGNORING[current] = ignoring
+    token = _ERROR_STATE.set(ignoring)
+    try:
+        return function(*values)
+    finally:
+        _ERROR_STATE.reset(token)
+
+
+# NumPy's context variable holding the floating-point error state (NumPy >= 2.0), and per
+# state in force the one that ignores all errors (keeping the state's other settings).
+_ERROR_STATE = getattr(getattr(np, "_core", None) and getattr(np._core, "umath", None), "_extobj_contextvar", None)
+_IGNORING: dict = {}

@@ -52,7 +52,7 @@ def _resolve_loop(name: str, ufunc: np.ufunc, seen: tuple) -> tuple[tuple, tuple
         ) from None
     inputs, outputs = tuple(resolved[: ufunc.nin]), tuple(resolved[ufunc.nin :])
     for dtype in inputs + outputs:
-        if dtype not in dtypes.ALL:
+        if dtype not in dtypes.SUPPORTED:
             raise TypeError(f"{name}: NumPy would compute in {dtype}, which lazyarr does not support")
     return inputs, outputs
 

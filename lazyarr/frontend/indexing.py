@@ -49,14 +49,30 @@ def getitem(array, key) -> Array:
     array([[ 7,  5],
            [11,  9]])
     """
-    if type(key) is tuple and type(array) is Array and array._node._bound is None:
-        recipe = _plain_tuple_key(array._node.shape, key)  # hot: `u[1:-1, 1:-1]` of a lazy array
-        if recipe is not None and recipe.is_view:
-            return make_view(array, recipe.read, recipe.write, layout=recipe.layout)
-    if type(key) is int or (type(key) is tuple and _all_ints(key)):
-        element = _element_read(array, key)
-        if element is not None:
-            return element
+    kind = type(key)
+    if kind is int:  # hot: `x[i]` of an evaluated vector, read element by element (_element_read, inline)
+        buffer = array._node._bound
+        if type(buffer) is _NDARRAY and buffer.ndim == 1:
+            try:
+                value = buffer[key]
+            except IndexError:
+                pass  # the general path raises lazyarr's error, naming the axis
+            else:
+                element = _NEW_ELEMENT(Element)
+                element._value = value
+                element._leaf = element._base = element._views = None
+                return element
+    elif kind is tuple:
+        buffer = array._node._bound
+        if buffer is None:
+            if type(array) is Array:
+                recipe = _plain_tuple_key(array._node.shape, key)  # hot: `u[1:-1, 1:-1]` of a lazy array
+                if recipe is not None and recipe.is_view:
+                    return make_view(array, recipe.read, recipe.write, layout=recipe.layout)
+        elif type(buffer) is _NDARRAY and buffer.ndim == len(key) and _all_ints(key):
+            element = _element_read(buffer, key)  # `m[i, j]`
+            if element is not None:
+                return element
     if isinstance(array, Array) and (type(key) is int or _is_plain_basic(key)):
         return _basic_getitem(array, key)
     if type(key) is Array and type(array) is Array and key.ndim and dtypes.is_bool(key.dtype):
@@ -74,6 +90,7 @@ def getitem(array, key) -> Array:
 
 
 _NEW_ELEMENT = object.__new__
+_NDARRAY = np.ndarray
 
 
 def _all_ints(key: tuple) -> bool:
@@ -83,16 +100,15 @@ def _all_ints(key: tuple) -> bool:
     return True
 
 
-def _element_read(array: Array, key) -> Element | None:
-    """`array[i, j, ...]` of an evaluated host array, one integer per axis: NumPy's scalar as an
-    Element, at about NumPy's cost (a loop reading results one by one); None otherwise."""
-    buffer = array._node._bound
-    if type(buffer) is not np.ndarray or buffer.ndim != (len(key) if type(key) is tuple else 1):
-        return None
+def _element_read(buffer: np.ndarray, key: tuple) -> Element | None:
+    """`buffer[i, j, ...]` of an evaluated host array, one integer per axis: NumPy's scalar as
+    an Element, at about NumPy's cost (a loop reading results one by one); None where NumPy
+    raises IndexError (the general path raises lazyarr's error, naming the axis). getitem
+    does the same inline for a vector's `x[i]`, the commonest read."""
     try:
         value = buffer[key]
     except IndexError:
-        return None  # the general path raises lazyarr's error, naming the axis
+        return None
     element = _NEW_ELEMENT(Element)  # Element.__init__, inline: a call is 12 % of a read's cost
     element._value = value
     element._leaf = element._base = element._views = None

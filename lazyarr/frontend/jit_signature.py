@@ -267,7 +267,6 @@ def _statics_text(statics) -> str:
 
 # -- the signature of one call: the hot path of every jitted call --------------------------------
 
-_SUPPORTED_DTYPES = frozenset(dtypes.ALL)
 _FLAT_TREEDEFS = [(tuple, (pytree.LEAF,) * count) for count in range(16)]
 
 
@@ -297,7 +296,7 @@ def call_signature(statics: StaticArguments, args: tuple, kwargs: dict, *, abstr
             elif type(buffer) is not np.ndarray:
                 host = False
             buffers.append(buffer)
-        elif kind is np.ndarray and leaf.dtype in _SUPPORTED_DTYPES:
+        elif kind is np.ndarray and leaf.dtype in dtypes.SUPPORTED:
             signature.append((leaf.shape, leaf.dtype))
             buffers.append(leaf)
             user_arrays.append(leaf)
@@ -361,7 +360,7 @@ def _flat_arrays_signature(name: str, args: tuple):
                 host = False
             signature.append((node.shape, node.dtype))
             buffers.append(buffer)
-        elif kind is np.ndarray and arg.dtype in _SUPPORTED_DTYPES:
+        elif kind is np.ndarray and arg.dtype in dtypes.SUPPORTED:
             signature.append((arg.shape, arg.dtype))
             buffers.append(arg)
             user_arrays.append(arg)
@@ -379,7 +378,7 @@ def _other_leaf(name: str, leaf, args, kwargs, abstract: bool):
         return leaf
     if isinstance(leaf, (np.ndarray, np.generic)):
         buffer = np.asarray(leaf)
-        if buffer.dtype in _SUPPORTED_DTYPES:
+        if buffer.dtype in dtypes.SUPPORTED:
             return buffer
         problem = f"has dtype {buffer.dtype}, which lazyarr does not support"
     elif isinstance(leaf, ShapeDtypeStruct):

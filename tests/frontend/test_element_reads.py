@@ -151,3 +151,23 @@ def test_reading_every_element_compiles_nothing():
     want = sum(2 * value[i] - 2 * value[i - 1] for i in range(len(value)) if value[i] > 0)
     np.testing.assert_allclose(float(total), want, rtol=1e-12)  # the same float64 sums, reordered by nothing
     assert la.cache_info().misses == misses
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+def test_element_arithmetic_is_silent_and_leaves_numpys_error_state_as_it_was(dtype):
+    """Element math ignores floating-point and integer-overflow errors, as lazyarr's kernels do
+    (NumPy's answer: inf, wrapped integers), whatever error state the user set; afterwards that
+    state is in force again, for NumPy and for the next element operation alike."""
+    info = np.finfo(dtype) if np.dtype(dtype).kind == "f" else np.iinfo(dtype)
+    largest = evaluated(np.array([info.max], dtype))[0]
+    expected = np.array([info.max], dtype)
+    with np.errstate(all="ignore"):
+        expected = expected * dtype(3)
+    with np.errstate(all="raise"):
+        product = largest * 3
+        assert type(product) is Element
+        assert_identical(np.asarray(product), expected[0])
+        assert np.geterr() == {"divide": "raise", "over": "raise", "under": "raise", "invalid": "raise"}
+        with pytest.raises(FloatingPointError):
+            dtype(info.max) * dtype(3)  # NumPy scalar math checks overflow (arrays of ints do not)
+        assert_identical(np.asarray(largest * 3), expected[0])  # silent again
