@@ -46,9 +46,7 @@ def leaf_for(buffer) -> Instruction:
     """A fresh parameter leaf bound to `buffer` (which must never be written again)."""
     if isinstance(buffer, np.ndarray):  # device buffers have no read-only flag: never written either
         buffer.setflags(write=False)
-    leaf = fresh_parameter(buffer.shape, buffer.dtype)
-    bind(leaf, buffer)
-    return leaf
+    return fresh_parameter(buffer.shape, buffer.dtype, buffer)
 
 
 def default_device() -> str:

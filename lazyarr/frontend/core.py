@@ -29,6 +29,8 @@ def from_numpy(value, dtype=None, *, where: str = "asarray") -> Array:
         buffer = np.array(value, dtype=dtype, copy=True, order="C")
     except (TypeError, ValueError, OverflowError) as error:
         raise type(error)(f"{where}: cannot convert {type(value).__name__} to an array: {error}") from None
+    if buffer.dtype in dtypes.SUPPORTED:  # (tested first: every call of asarray makes one)
+        return Array(leaf_for(buffer))
     if buffer.dtype == object:  # NumPy keeps a Python int beyond int64 and uint64 as an object
         too_large = next((item for item in buffer.flat if isinstance(item, int) and not -2**63 <= item < 2**64),
                          None)

@@ -102,6 +102,8 @@ def asarray(obj, /, dtype=None, order=None, *, device=None, copy=None) -> Array:
     >>> la.asarray([1, 2, 3], dtype="float32").dtype
     dtype('float32')
     """
+    if type(obj) is np.ndarray and dtype is None and order is None and device is None and copy is None:
+        return from_numpy(obj, where="asarray")  # the commonest call: what the checks below would do
     _check_device(device, "asarray")
     _check_order(order, "asarray")
     if copy not in (None, True, False):

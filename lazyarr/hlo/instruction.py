@@ -511,12 +511,13 @@ _PARAMETER_NUMBERS = itertools.count(1 << 32)
 _CHECKED_PARAMETERS: dict[tuple, tuple] = {}
 
 
-def fresh_parameter(shape, dtype) -> Instruction:
+def fresh_parameter(shape, dtype, bound=None) -> Instruction:
     """A parameter leaf with a process-unique number: the graph node of a materialized buffer.
 
     Not entered in the intern table: no make() call can ask for a number never given out
     before, so the entry would only cost its making and, when the leaf dies, its removal
-    (every evaluation and `la.jit` call makes leaves for its results)."""
+    (every evaluation and `la.jit` call makes leaves for its results). `bound`: its buffer,
+    bound at once (`bind`, without a second write through the immutable instruction's guard)."""
     number = next(_PARAMETER_NUMBERS)
     given = (shape if type(shape) is tuple else tuple(shape), dtype)
     checked = _CHECKED_PARAMETERS.get(given)
@@ -525,6 +526,8 @@ def fresh_parameter(shape, dtype) -> Instruction:
         if len(_CHECKED_PARAMETERS) >= 4096:
             _CHECKED_PARAMETERS.clear()
         _CHECKED_PARAMETERS[given] = (leaf, tuple(type(value) for _, value in leaf.attrs))
+        if bound is not None:
+            bind(leaf, bound)
         return leaf
     model, attribute_types = checked
     shape, dtype = model.shape, model.dtype
@@ -536,7 +539,7 @@ def fresh_parameter(shape, dtype) -> Instruction:
     leaf.attrs = attr_tuple = (("dtype", dtype), ("number", number), ("shape", shape))  # as make()
     leaf._attr_map = None  # built when asked for: Instruction._built_attributes
     leaf._local = leaf._identity = ("parameter", attr_tuple, attribute_types)  # unique: never a key
-    leaf._bound = None
+    leaf._bound = bound
     leaf.depth = 0
     leaf.constant_only = False
     leaf.__class__ = Instruction
