@@ -49,6 +49,8 @@ class GpuFusionPolicy(CpuFusionPolicy):
         # as a host step (NumPy's own, copied through the host) rather than failing to compile.
         if instruction.opcode == "cumulative":
             return FusionDecision.no("a cumulative scan (no GPU scan kernel yet: runs on the host)")
+        if instruction.opcode in ("argmax", "argmin"):
+            return FusionDecision.no(f"an {instruction.opcode} (no GPU kernel for it yet: runs on the host)")
         return super().is_fusible(instruction)
 
 

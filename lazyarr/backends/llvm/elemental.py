@@ -455,7 +455,8 @@ COMPLEX_EMITTABLE = frozenset(COMPLEX_OPS) | frozenset(_SIMPLE_REMAPS) | {
 def emit_refusal(instruction) -> str | None:
     """Why a kernel cannot compute `instruction` (it then runs on the host through its NumPy
     reference), completing "... is ": "a sqrt on complex64, which runs on the host (...)";
-    None when it can. Reductions and scans are kernel roots (kernel.py), on real dtypes only.
+    None when it can. Reductions, argmax/argmin and scans are kernel roots (kernel.py), on real
+    dtypes only.
 
     Complex values of no elements stay on the host: a kernel reading an empty operand (pad,
     concatenate) uses a zero of the element type in its place, which kernel.py spells for
@@ -473,7 +474,7 @@ def emit_refusal(instruction) -> str | None:
         return None
     if opcode == "cumulative" and instruction.dtype == dtypes.float16:
         return "a cumulative on float16, which runs on the host (NumPy rounds each running value to half)"
-    if opcode not in EMITTABLE and opcode not in ("reduce", "cumulative"):
+    if opcode not in EMITTABLE and opcode not in ("reduce", "cumulative", "argmax", "argmin"):
         return f"a {opcode}, which has no code generator yet (runs on the host)"
     return None
 

@@ -24,6 +24,7 @@ from .loops import INDEX, entry_alloca, for_range, index_constant, opaque_index,
 from .reduction_arithmetic import (
     ACCUMULATOR,
     PAIRWISE_LEVELS,
+    arg_better,
     combine,
     pairwise_push,
     pairwise_total,
@@ -192,6 +193,8 @@ class KernelBuilder:
                 self._column_reduce(emitter, output, begin, end, store, split)
             elif output.opcode == "reduce":
                 self._reduce(emitter, output, begin, end, store, loops)
+            elif output.opcode in ("argmax", "argmin"):
+                self._arg_reduce(emitter, output, begin, end, store, loops)
             else:
                 outputs, stores = loop_groups.setdefault((output.shape, loops), ([], []))
                 outputs.append(output)
@@ -355,6 +358,35 @@ class KernelBuilder:
     def _reduce(self, emitter, output, begin, end, store, loops):
         loops(emitter.ctx, output.shape, begin, end,
               lambda index: store(index, self._reduce_value(emitter, output, index)))
+
+    @staticmethod
+    def _arg_reduce(emitter, output, begin, end, store, loops):
+        """argmax / argmin along one dimension: for each output element, the first element of
+        the (fused) operand's line is the best so far, and each later one replaces it where
+        `arg_better` says (NumPy's ties and NaNs). The operand's shape rule refused an empty line."""
+        ctx = emitter.ctx
+        builder = ctx.builder
+        (operand,) = output.operands
+        axis = output.attr("dimension")
+        order = post_order([operand])
+
+        def element(index):
+            best = entry_alloca(builder, value_type(operand.dtype), name="best")
+            where = entry_alloca(builder, INDEX, name="best_at")
+            line = [*index[:axis], index_constant(0), *index[axis:]]
+            (first,) = emitter.elements(order, [(operand, list(line))])
+            builder.store(first, best)
+            builder.store(index_constant(0), where)
+            with for_range(builder, index_constant(1), ctx.extent(operand.shape[axis]), name=f"arg{axis}") as position:
+                line[axis] = position
+                (value,) = emitter.elements(order, [(operand, list(line))])
+                so_far = builder.load(best)
+                better = arg_better(ctx, output.opcode, operand.dtype, value, so_far)
+                builder.store(builder.select(better, value, so_far), best)
+                builder.store(builder.select(better, position, builder.load(where)), where)
+            store(index, builder.load(where))
+
+        loops(ctx, output.shape, begin, end, element)
 
     def _reduce_partials(self, emitter, output, begin, end, pointer, blocks):
         """Partial results of the full reduction `output` for blocks [begin, end) of `blocks`

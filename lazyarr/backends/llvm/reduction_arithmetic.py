@@ -120,3 +120,18 @@ def combine(ctx, kind, dtype, accumulator, value):
         return ctx.intrinsic("llvm.maximum" if kind == "max" else "llvm.minimum", accumulator, value)
     emit = BINARY["maximum" if kind == "max" else "minimum"]
     return emit(ctx, _Node(dtype), accumulator, value)
+
+
+def arg_better(ctx, opcode: str, dtype, value: ir.Value, best: ir.Value) -> ir.Value:
+    """Whether an argmax (argmin) moves from `best` to a later element `value`, as NumPy's does:
+    to a strictly larger (smaller) value, so ties keep the first; and to the first NaN, which
+    then stays (a NaN wins: np.argmax([1, nan, 3]) is 1). Bool compares as 0 and 1."""
+    builder = ctx.builder
+    direction = ">" if opcode == "argmax" else "<"
+    if dtypes.is_floating(dtype):
+        moved = builder.fcmp_ordered(direction, value, best)
+        first_nan = builder.and_(builder.fcmp_unordered("uno", value, value), builder.fcmp_ordered("ord", best, best))
+        return builder.or_(moved, first_nan)
+    if dtypes.is_signed_integer(dtype):
+        return builder.icmp_signed(direction, value, best)
+    return builder.icmp_unsigned(direction, value, best)  # unsigned integers and bool (i1)
