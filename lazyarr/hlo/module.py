@@ -23,20 +23,22 @@ def post_order(outputs: Iterable[Instruction], stops: frozenset[int] | set[int] 
     Deterministic: operands are visited left to right, outputs in order.
     """
     order: list[Instruction] = []
-    visited: set[int] = set()
+    visited: set[Instruction] = set()  # the nodes themselves (identity hashing): no id() calls
+    visit = visited.add
     for root in outputs:
-        if id(root) in visited:
+        if root in visited:
             continue
-        stack: list[tuple[Instruction, int]] = [(root, 0)]
-        visited.add(id(root))
+        visit(root)
+        # (node, the operands still to walk, the next one's index): a pass walks every node
+        stack = [(root, () if stops and id(root) in stops else root.operands, 0)]
         while stack:
-            node, next_operand = stack[-1]
-            if next_operand < len(node.operands) and id(node) not in stops:
-                stack[-1] = (node, next_operand + 1)
-                operand = node.operands[next_operand]
-                if id(operand) not in visited:
-                    visited.add(id(operand))
-                    stack.append((operand, 0))
+            node, operands, next_operand = stack[-1]
+            if next_operand < len(operands):
+                stack[-1] = (node, operands, next_operand + 1)
+                operand = operands[next_operand]
+                if operand not in visited:
+                    visit(operand)
+                    stack.append((operand, () if stops and id(operand) in stops else operand.operands, 0))
             else:
                 stack.pop()
                 order.append(node)
@@ -60,11 +62,17 @@ def replace_all(
     The workhorse of immutable-graph passes: it visits each node once, iteratively, and
     only rebuilds what changed below.
     """
-    mapping: dict[int, Instruction] = {}
+    mapping: dict[Instruction, Instruction] = {}  # keyed by the nodes (identity hashing)
     for node in post_order(outputs):
-        new_operands = tuple(mapping[id(operand)] for operand in node.operands)
-        mapping[id(node)] = rewrite(node, new_operands)
-    return tuple(mapping[id(root)] for root in outputs)
+        operands = node.operands
+        if len(operands) == 1:  # unrolled: most nodes have one or two operands
+            new_operands = (mapping[operands[0]],)
+        elif len(operands) == 2:
+            new_operands = (mapping[operands[0]], mapping[operands[1]])
+        else:
+            new_operands = tuple([mapping[operand] for operand in operands])
+        mapping[node] = rewrite(node, new_operands)
+    return tuple([mapping[root] for root in outputs])
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,11 @@ import numpy as np
 from ..hlo.instruction import Instruction, constant
 from ..hlo.module import Module
 from ..hlo.op import HOST, LEAF
+from ..hlo.op import get as get_op
 from .pipeline import rebuild, rewrite_entry
 
 NEVER_FOLDED = frozenset({"custom-call", "fusion"})
+_CONSTANT = get_op("constant")
 
 
 class ConstantFolder:
@@ -51,13 +53,14 @@ class ConstantFolder:
 
     def foldable(self, node: Instruction) -> bool:
         """Whether `node` is small, not a leaf or host op, and computes from constants only."""
+        for operand in node.operands:  # first: almost every node reads a computed value
+            if operand.op is not _CONSTANT:
+                return False
         if node.op.has(LEAF) or node.op.has(HOST) or node.opcode in NEVER_FOLDED:
             return False
         if node.size > self.max_elements:
             return False
-        if node.opcode == "broadcast" and node.operands[0].size == 1:
-            return False
-        return all(operand.opcode == "constant" for operand in node.operands)
+        return not (node.opcode == "broadcast" and node.operands[0].size == 1)
 
     def _fold(self, node: Instruction, operands: tuple[Instruction, ...]) -> Instruction:
         node = rebuild(node, operands)

@@ -499,11 +499,13 @@ class AlgebraicSimplifier:
         for opcode, rule in TABLE if table is None else table:
             self.rules.setdefault(opcode, []).append(rule)
         self.max_rounds = max_rounds
+        self.settled = False  # whether the last run ended at a fixed point (FixedPoint reads it)
 
     def run(self, module: Module) -> bool:
-        changed = False
+        changed = self.settled = False
         for _ in range(self.max_rounds):
             if not rewrite_entry(module, self._simplify):
+                self.settled = True
                 break
             changed = True
         return changed

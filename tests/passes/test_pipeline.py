@@ -152,13 +152,33 @@ def test_pipeline_refuses_what_is_not_a_pass():
 
 
 def test_fixed_point_repeats_until_nothing_changes():
+    """Rounds repeat while a pass changes the module; a pass is skipped while nothing changed
+    since it last changed nothing (b's third run could find nothing: a changed nothing after it)."""
     log = []
     group = FixedPoint([Recording("a", log, [True, True]), Recording("b", log)], name="group")
     module = small_module()
     assert group.run(module) is True
-    assert log == ["a", "b"] * 3
+    assert log == ["a", "b", "a", "b", "a"]
     assert (group.iterations, group.converged) == (3, True)
     assert module.notes["group"] == [{"iterations": 3, "converged": True}]
+    log.clear()
+    late = FixedPoint([Recording("a", log), Recording("b", log, [True])], name="late")
+    assert late.run(module) is True
+    assert log == ["a", "b", "a", "b"]  # b changed the module: both run again (b may change it again)
+
+
+def test_a_pass_that_settles_itself_is_not_run_again_for_nothing():
+    """A pass iterating to its own fixed point says so (`settled`): after it changed the module
+    and the next pass changed nothing, the round is the last."""
+    log = []
+
+    class Settling(Recording):
+        settled = True
+
+    group = FixedPoint([Settling("s", log, [True]), Recording("b", log)], name="group")
+    assert group.run(small_module()) is True
+    assert log == ["s", "b"]
+    assert (group.iterations, group.converged) == (1, True)
 
 
 def test_fixed_point_stops_at_its_limit_and_records_it():
