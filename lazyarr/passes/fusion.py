@@ -206,22 +206,25 @@ def _members_and_inputs(roots, members, swaps) -> tuple[list[Instruction], list[
     other order."""
     order: list[Instruction] = []
     inputs: list[Instruction] = []
-    visited: set[int] = set()
+    visited: set[Instruction] = set()  # the nodes themselves (identity hashing)
+
+    def operands_of(node):
+        return node.operands[::-1] if swaps and id(node) in swaps else node.operands
+
     for root in roots:
-        if id(root) in visited:
+        if root in visited:
             continue
-        visited.add(id(root))
-        stack = [(root, 0)]
+        visited.add(root)
+        stack = [(root, operands_of(root), 0)]
         while stack:
-            node, next_operand = stack[-1]
-            if next_operand < len(node.operands):
-                stack[-1] = (node, next_operand + 1)
-                operands = node.operands[::-1] if id(node) in swaps else node.operands
+            node, operands, next_operand = stack[-1]
+            if next_operand < len(operands):
+                stack[-1] = (node, operands, next_operand + 1)
                 operand = operands[next_operand]
-                if id(operand) not in visited:
-                    visited.add(id(operand))
+                if operand not in visited:
+                    visited.add(operand)
                     if id(operand) in members:
-                        stack.append((operand, 0))
+                        stack.append((operand, operands_of(operand), 0))
                     else:
                         inputs.append(operand)
             else:

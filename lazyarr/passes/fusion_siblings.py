@@ -46,6 +46,9 @@ class Cluster:
     members: dict[int, Instruction]
     inputs: dict[int, Instruction]
     space: tuple
+    # id -> (a value some member reads through a remap, that member), made when first asked
+    # (`_read_through_remap`: each cluster is asked once per candidate pair, 7 pairs per kernel)
+    remapped_reads: dict[int, tuple[Instruction, Instruction]] | None = None
 
 
 def iteration_space(root: Instruction) -> tuple:
@@ -213,10 +216,16 @@ def _read_through_remap(reader: Cluster, writer: Cluster) -> tuple[Instruction, 
     reads it), if any: in one kernel the value would be computed again at the remapped
     indices (a stencil's producer, left out of its consumer for that reason, must not come
     back into it as an extra output)."""
-    for member in reader.members.values():
-        for operand in remapped_operands(member):
-            if id(operand) in writer.members and id(operand) not in reader.members and operand.opcode != "constant":
-                return operand, member
+    reads = reader.remapped_reads
+    if reads is None:
+        reads = reader.remapped_reads = {}
+        for member in reader.members.values():
+            for operand in remapped_operands(member):
+                if id(operand) not in reader.members and operand.opcode != "constant":
+                    reads.setdefault(id(operand), (operand, member))
+    for key, found in reads.items():
+        if key in writer.members:
+            return found
     return None
 
 
