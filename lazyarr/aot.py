@@ -22,6 +22,7 @@ memory: link with `-lm`.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -31,12 +32,14 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import _files, dtypes
 from .hlo import Module
+from .persistent_cache import disk_cache
 
 if TYPE_CHECKING:  # the code generator loads LLVM: imported on first compilation, not with lazyarr
     from .backends.llvm.aot_entry import AotProgram
@@ -93,6 +96,31 @@ class AotResult:
     scratch_bytes: int
 
 
+def _object_code(program, target_machine, emit_object, cpu_and_features: str) -> bytes:
+    """`emit_object(program, target_machine)`, through the persistent compile cache: the object
+    is a function of the program's LLVM IR text, the target machine (triple, CPU and features)
+    and LLVM's pipeline (llvmlite's and LLVM's versions, llvm/target.py), so a build compiling
+    the same modules again (for the same target) emits nothing. Off as the cache is."""
+    cache = disk_cache()
+    if cache is None:
+        return emit_object(program, target_machine)
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    from .backends.llvm import target
+
+    version = (f"aot {target_machine.triple} {llvmlite.__version__} {llvm.llvm_version_info} "
+               f"{hashlib.sha256(Path(target.__file__).read_bytes()).hexdigest()}\n")
+    source = f"{version}{cpu_and_features}\n{target_machine.target_data}\n{program.llvm_module}"
+    key = hashlib.sha256(source.encode()).hexdigest()
+    found = cache.get(key)
+    if found is not None:
+        return found
+    object_code = emit_object(program, target_machine)
+    cache.put(key, object_code)
+    return object_code
+
+
 def compile_module(module: Module, name: str, *, output_dir: str | os.PathLike, triple: str | None = None,
                    cpu: str = "", features: str = "", argument_names: Sequence[str] | None = None) -> AotResult:
     """Compile an HLO module to `output_dir/name.o` and `output_dir/name.h`.
@@ -123,7 +151,7 @@ def compile_module(module: Module, name: str, *, output_dir: str | os.PathLike, 
         cpu, features = host_cpu_name(), ",".join(filter(None, [host_cpu_features(), features]))
     target_machine = target_machine_for(triple or host_triple(), cpu=cpu, features=features)
     program = build_program(module, name, triple=target_machine.triple, data_layout=str(target_machine.target_data))
-    object_code = emit_object(program, target_machine)
+    object_code = _object_code(program, target_machine, emit_object, f"{cpu}|{features}")
     names = _argument_names(argument_names, len(program.parameters), len(program.outputs))
     arguments = tuple((names[position], *spec) for position, spec in enumerate(program.parameters))
     results = tuple((f"out{position}", *spec) for position, spec in enumerate(program.outputs))

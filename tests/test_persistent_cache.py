@@ -183,3 +183,56 @@ def test_two_processes_filling_one_cache_at_once_both_get_the_same_bits(tmp_path
     assert third["compiled"] == 0 and third["loaded"] >= 1
     assert len({(result["total"], result["curve"]) for result in [*results, third]}) == 1
     assert not [path for path in (tmp_path / "cache").iterdir() if path.name.startswith(".")]  # no leftovers
+
+
+def test_gpu_ptx_is_kept_and_loaded_and_a_damaged_entry_is_generated_again(tmp_path, monkeypatch):
+    """The GPU backend's PTX goes to the same cache (no GPU needed to make it): a module compiled
+    again loads its PTX instead of generating it, the same text; a damaged entry is generated
+    again, never loaded; with the cache off nothing is written."""
+    from lazyarr.backends import gpu_compile
+    from lazyarr.hlo import Computation, Module, make
+
+    def module():
+        x = make("parameter", number=0, shape=(64,), dtype=np.dtype(np.float32))
+        return Module("m", Computation("m", (x,), (make("exp", [make("negate", [x])]),)))
+
+    monkeypatch.setenv("LAZYARR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_flags, "FLAGS", _flags.FLAGS)  # restored after the test
+    _flags.with_overrides(persistent_cache=False)
+    assert gpu_compile.compile_program(module(), "sm_90").ptx_loaded is False
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())
+    _flags.with_overrides(persistent_cache=True)
+    first = gpu_compile.compile_program(module(), "sm_90")
+    again = gpu_compile.compile_program(module(), "sm_90")
+    assert (first.ptx_loaded, again.ptx_loaded) == (False, True)
+    assert again.ptx == first.ptx and ".entry" in again.ptx
+    (entry,) = [path for path in (tmp_path / "cache").iterdir() if path.is_file()]
+    entry.write_bytes(entry.read_bytes()[:-20])  # truncated
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        damaged = gpu_compile.compile_program(module(), "sm_90")
+    assert damaged.ptx_loaded is False and damaged.ptx == first.ptx
+    assert gpu_compile.compile_program(module(), "sm_90").ptx_loaded is True  # written whole again
+
+
+def test_aot_objects_are_kept_per_target_and_loaded(tmp_path, monkeypatch):
+    """`la.aot` builds go through the same cache: building the same module for the same target
+    again emits nothing and writes the same object; another CPU is another entry."""
+    from lazyarr import aot
+    from lazyarr.backends.llvm import aot_entry
+    from lazyarr.hlo import text
+
+    monkeypatch.setenv("LAZYARR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(_flags, "FLAGS", _flags.FLAGS)  # restored after the test
+    _flags.with_overrides(persistent_cache=True)
+    emitted = []
+    emit = aot_entry.emit_object
+    monkeypatch.setattr(aot_entry, "emit_object", lambda *args: emitted.append(args) or emit(*args))
+    module = text.parse("HloModule m\nENTRY main {\n  p0 = f32[3] parameter(0)\n  ROOT e = f32[3] exp(p0)\n}")
+    first = aot.compile_module(module, "exp3", output_dir=tmp_path / "a")
+    again = aot.compile_module(text.parse(text.print_module(module)), "exp3", output_dir=tmp_path / "b")
+    assert len(emitted) == 1
+    with open(first.object_path, "rb") as one, open(again.object_path, "rb") as other:
+        assert one.read() == other.read()
+    aot.compile_module(module, "exp3", output_dir=tmp_path / "c", cpu="native")
+    assert len(emitted) == 2  # another CPU: compiled, not the generic CPU's object

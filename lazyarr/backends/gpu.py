@@ -25,7 +25,7 @@ from .. import _profiler
 from ..hlo import Module
 from ..hlo.ops.linalg import dot_general
 from ..shapes import resolve_shape
-from .gpu_compile import DotStep, GpuFusionPolicy, GpuProgram, LaunchStep, compile_program
+from .gpu_compile import PTX_COUNTS, DotStep, GpuFusionPolicy, GpuProgram, LaunchStep, compile_program
 from .llvm.gpu_kernel import BLOCK, launch_splits
 
 INSTALL_HINT = (
@@ -222,6 +222,12 @@ class GpuBackend:
     def __init__(self):
         self.fusion_policy = GpuFusionPolicy()
         self._lock = threading.Lock()
+
+    @staticmethod
+    def kernel_counts() -> dict[str, int]:
+        """Kernels whose PTX was generated, and kernels whose PTX the persistent cache held
+        (`la.cache_info()`; a GPU module's kernels are one PTX, so none is reused alone)."""
+        return {"compiled": PTX_COUNTS["compiled"], "reused": 0, "loaded": PTX_COUNTS["loaded"]}
 
     def compile(self, module: Module, pipeline_dump=None) -> GpuExecutable:
         program = compile_program(module, current_device().arch, self.fusion_policy, pipeline_dump)

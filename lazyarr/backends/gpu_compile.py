@@ -10,8 +10,12 @@ lists these ops).
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import itertools
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import llvmlite.ir as ir
 import numpy as np
@@ -20,11 +24,12 @@ from .. import _profiler, dtypes
 from ..hlo import Instruction, Module
 from ..passes.default import default_pipeline
 from ..passes.fusion_policy import FusionDecision
+from ..persistent_cache import disk_cache
 from ..shapes import is_symbolic_size, placeholder_index
 from .cpu import CpuFusionPolicy
 from .llvm.gpu_kernel import GpuKernelBuilder, KernelPlan, plan_kernels
 from .llvm.math_table import gpu_math
-from .llvm.nvptx import TRIPLE, compile_ptx, data_layout
+from .llvm.nvptx import TRIPLE, LibdeviceNotFound, compile_ptx, data_layout, libdevice_path
 from .slots import Slots
 
 # dot on these dtypes goes to cuBLAS; on others (integers, bool) to the host reference.
@@ -90,6 +95,7 @@ class GpuProgram:
     ptx: str = ""
     compile_seconds: float = 0.0
     kernel_names: list[str] = field(default_factory=list)
+    ptx_loaded: bool = False  # the PTX came from the persistent cache (no NVPTX compile)
 
 
 def size_count(module: Module) -> int:
@@ -109,9 +115,6 @@ def size_count(module: Module) -> int:
     return highest + 1
 
 
-_KERNEL_NUMBERS = iter(range(1 << 62))
-
-
 def compile_program(module: Module, arch: str, fusion_policy=None, pipeline_dump=None) -> GpuProgram:
     """Optimize `module` for the GPU and generate its PTX for `arch` ('sm_90')."""
     start = time.perf_counter()
@@ -125,6 +128,9 @@ def compile_program(module: Module, arch: str, fusion_policy=None, pipeline_dump
     slots = Slots(module)
     steps, names = [], []
     launched: dict[tuple, list[LaunchStep]] = {}
+    # Kernels are numbered within the module (its PTX is a CUDA module of its own), so equal
+    # modules have equal IR text and the persistent cache finds their PTX (`ptx_for`).
+    kernel_numbers = itertools.count()
     for instruction in slots.instructions():
         operand_slots = [slots.of(operand) for operand in instruction.operands]
         if instruction.opcode == "dot" and instruction.dtype in CUBLAS_DTYPES:
@@ -137,7 +143,7 @@ def compile_program(module: Module, arch: str, fusion_policy=None, pipeline_dump
         key = (id(computation), tuple(id(operand) for operand in instruction.operands))
         if key not in launched:
             launched[key] = []
-            for plan in plan_kernels(computation, f"fusion_{next(_KERNEL_NUMBERS)}"):
+            for plan in plan_kernels(computation, f"fusion_{next(kernel_numbers)}"):
                 with _profiler.span("build IR", "codegen", plan.name):
                     builder.add(plan, computation)
                 names.append(plan.name)
@@ -153,10 +159,60 @@ def compile_program(module: Module, arch: str, fusion_policy=None, pipeline_dump
         for step in group:
             step.outputs = [slot if slot is not None else slots.fresh() for slot in step.outputs]
     text = str(llvm_module)
-    ptx = compile_ptx(text, arch) if names else ""
+    ptx, loaded = ptx_for(text, arch, len(names)) if names else ("", False)
     return GpuProgram(
         module=module, arch=arch, steps=steps, parameter_slots=slots.parameters,
         output_slots=slots.outputs, constants=slots.constants, slot_count=slots.count, size_count=sizes,
         llvm_ir=text, ptx=ptx,
-        compile_seconds=time.perf_counter() - start, kernel_names=names,
+        compile_seconds=time.perf_counter() - start, kernel_names=names, ptx_loaded=loaded,
     )
+
+
+# Kernels whose PTX was generated ("compiled") or read from the persistent cache ("loaded").
+PTX_COUNTS = {"compiled": 0, "loaded": 0}
+
+
+def ptx_for(text: str, arch: str, kernels: int = 1) -> tuple[str, bool]:
+    """(PTX of the LLVM IR `text` (its `kernels` kernels) for `arch`, whether it came from the
+    persistent cache).
+
+    The cache (persistent_cache.py: the CPU kernels' directory, trust rules and size bound)
+    keys PTX by the IR text, the architecture and `_ptx_code_version`: a process running the
+    same program again (its kernels numbered in the same order) generates no PTX. The driver
+    still turns the PTX into machine code when the module loads (its own cache keeps that)."""
+    cache = disk_cache()
+    key = None
+    if cache is not None:
+        key = hashlib.sha256(f"ptx {arch}\n{_ptx_code_version()}\n{text}".encode()).hexdigest()
+        found = cache.get(key)
+        if found is not None:
+            try:
+                ptx = found.decode()
+            except UnicodeDecodeError:  # (the digest matched: a foreign entry under our key)
+                ptx = None
+            if ptx is not None and ".entry" in ptx:
+                PTX_COUNTS["loaded"] += kernels
+                return ptx, True
+    ptx = compile_ptx(text, arch)
+    PTX_COUNTS["compiled"] += kernels
+    if key is not None:
+        cache.put(key, ptx.encode())
+    return ptx, False
+
+
+@functools.cache
+def _ptx_code_version() -> str:
+    """What PTX depends on besides the IR: llvmlite's and LLVM's versions, libdevice's bytes and
+    the NVPTX code path (llvm/nvptx.py and the optimization pipeline in llvm/target.py)."""
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    digest = hashlib.sha256(f"{llvmlite.__version__}|{llvm.llvm_version_info}".encode())
+    try:
+        digest.update(Path(libdevice_path()).read_bytes())
+    except (LibdeviceNotFound, OSError):
+        digest.update(b"no libdevice")
+    llvm_sources = Path(__file__).parent / "llvm"
+    for name in ("nvptx.py", "target.py"):
+        digest.update((llvm_sources / name).read_bytes())
+    return digest.hexdigest()
