@@ -6,8 +6,14 @@ beyond 4,096) hold the MCJIT engine their code is in, and an engine (up to 64 ke
 with the last kernel and executable holding it. A fresh process compiles 300 distinct graphs with
 those caches shrunk (16 kernels, 4 per engine, 8 executables and plans), so they evict all along:
 the engines alive at the end are what the caches can hold, not one per 4 kernels compiled, and
-resident memory stays flat after the first 50 graphs. (With caches that never evict, the same run
+resident memory stays flat over the last 200 graphs. (With caches that never evict, the same run
 keeps 76 engines and grows ~8 MiB.)
+
+Resident memory is flat only where helper processes compile (compile_workers.py): LLVM keeps
+~0.1 MiB of every module compiled in a process for the process's life, which nothing can free.
+A top-level process has helpers by default and compiles its first 64 kernels itself; the test's
+process is made a top-level one (pytest's own helpers would otherwise keep it from starting any)
+and measured from its 100th graph on.
 """
 
 from __future__ import annotations
@@ -49,7 +55,7 @@ _SCRIPT = textwrap.dedent('''
 
     for number in range(300):
         np.asarray(distinct_graph(number))
-        if number == 49:
+        if number == 99:
             warm = resident_mib()
     gc.collect()
     print(json.dumps({
@@ -62,7 +68,8 @@ _SCRIPT = textwrap.dedent('''
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
 def test_compiled_code_is_freed_as_the_caches_evict_it():
-    environment = {**os.environ, "LAZYARR_FLAGS": "--persistent_cache=false"}
+    environment = {**os.environ, "LAZYARR_FLAGS": "--persistent_cache=false --compile_workers=1"}
+    environment.pop("LAZYARR_COMPILE_HELPERS_OWNER", None)  # a top-level process: helpers compile
     done = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, timeout=300,
                           env=environment, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -71,5 +78,6 @@ def test_compiled_code_is_freed_as_the_caches_evict_it():
     # 16 cached kernels fill at most 4 engines, the newest engine has room for more, and each of
     # the 8 cached executables may keep one more engine alive: 13. Without eviction: 76.
     assert report["engines"] <= 13, report
-    # Measured ~1.2 MiB over the last 250 compiles (allocator noise); ~8.4 MiB when nothing is freed.
+    # Measured ~1 MiB over the last 200 compiles (allocator noise); ~7 MiB when nothing is freed,
+    # ~17 MiB when this process compiles them itself.
     assert report["growth_mib"] < 5, report
