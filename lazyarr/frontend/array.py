@@ -294,6 +294,12 @@ class Array:
         return view
 
     def __array__(self, dtype=None, copy=None):
+        if dtype is None and not copy:  # `np.asarray(x)` of an evaluated host array: `numpy()`, inline
+            buffer = self._node._bound
+            if type(buffer) is np.ndarray:
+                view = buffer.view()
+                view.setflags(write=False)
+                return view
         value = self.numpy()
         if dtype is not None and np.dtype(dtype) != value.dtype:
             if copy is False:

@@ -366,8 +366,10 @@ def _flat_arrays_signature(name: str, args: tuple):
             user_arrays.append(arg)
         else:
             return None
-    key = (_FLAT_TREEDEFS[len(args)], tuple(signature), None, _call_backend(name, buffers, host))
-    return key, buffers, user_arrays, args
+    flags, default = _HOST_DEFAULT  # (_call_backend's host case, inline: every call asks)
+    if not (host and flags is _flags.FLAGS and default is not None):
+        default = _call_backend(name, buffers, host)
+    return (_FLAT_TREEDEFS[len(args)], tuple(signature), None, default), buffers, user_arrays, args
 
 
 def _other_leaf(name: str, leaf, args, kwargs, abstract: bool):
