@@ -467,7 +467,11 @@ def apply(name: str, *operands) -> Array:
 
 
 def _is_negative_int(value) -> bool:
-    """A negative Python int exponent is known now; NumPy refuses it for integer bases."""
+    """A negative integer exponent known now (a Python int, or an element: a read of an
+    evaluated array, `x ** a[i]`); NumPy refuses it for integer bases."""
+    if type(value) is Element:
+        known = value._value
+        return known is not None and known.dtype.kind in "iu" and known < 0
     return isinstance(value, int) and not isinstance(value, bool) and value < 0
 
 

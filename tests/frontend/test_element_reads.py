@@ -171,3 +171,18 @@ def test_element_arithmetic_is_silent_and_leaves_numpys_error_state_as_it_was(dt
         with pytest.raises(FloatingPointError):
             dtype(info.max) * dtype(3)  # NumPy scalar math checks overflow (arrays of ints do not)
         assert_identical(np.asarray(largest * 3), expected[0])  # silent again
+
+
+@pytest.mark.parametrize("base", [False, 2, np.int8(3), "lazy"])
+def test_a_negative_integer_element_as_exponent_of_an_integer_base_raises_as_numpy(base):
+    """`base ** x[i]` with a known negative integer x[i]: NumPy refuses integer bases ("Integers to
+    negative integer powers are not allowed"); lazyarr knows the element's value and refuses too
+    (found by the dev profile of the test above: the element case computed a value)."""
+    exponent = evaluated(np.array([-1], np.int8))[0]
+    lazy_base = evaluated(np.array([2, 3], np.int16)) if base == "lazy" else base
+    numpy_base = np.array([2, 3], np.int16) if base == "lazy" else base
+    with pytest.raises(ValueError, match="negative integer powers"):
+        numpy_base ** np.int8(-1)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        lazy_base ** exponent
+    assert np.asarray(evaluated(np.array([2.0]))[0] ** exponent) == 0.5  # a float base is fine
