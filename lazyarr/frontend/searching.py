@@ -259,8 +259,12 @@ def _unique_sorted(x, where: str, **returns) -> tuple[np.ndarray, ...]:
     x's shape. Sorted as the standard's reference implementation does (NumPy 2.3+ returns hash
     order for some dtypes; scikit-learn relies on sorted class labels)."""
     value = _evaluated(x, where)
-    result = np.unique(value.reshape(-1), equal_nan=False, **returns)
-    result = result if isinstance(result, tuple) else (result,)
+    # Always with return_index: NumPy then sorts stably, so equal values (NaNs, each distinct)
+    # keep their order of occurrence and every member of the family maps x's NaNs to the same
+    # slots (without it NumPy's quicksort ordered NaNs differently from unique_all's).
+    values, first, *rest = np.unique(value.reshape(-1), equal_nan=False, return_index=True, **{
+        name: wanted for name, wanted in returns.items() if name != "return_index"})
+    result = (values, first, *rest) if returns.get("return_index") else (values, *rest)
     if returns.get("return_inverse"):
         position = 1 + bool(returns.get("return_index"))
         result = (*result[:position], result[position].reshape(value.shape), *result[position + 1:])

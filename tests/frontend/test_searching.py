@@ -250,9 +250,16 @@ def test_unique_along_an_axis_matches_numpy(values, data):
 def _reference_unique(values, **returns):
     """The array API's reference (array-api-strict): np.unique of the flattened values, sorted,
     NaNs distinct, inverse indices in the input's shape. NumPy 2.3+'s own unique_* return
-    hash order for some dtypes, which scikit-learn's sorted class labels cannot use."""
-    parts = np.unique(values.reshape(-1), equal_nan=False, **returns)
-    parts = parts if isinstance(parts, tuple) else (parts,)
+    hash order for some dtypes, which scikit-learn's sorted class labels cannot use.
+
+    With NaNs, which NaN slot each NaN maps to is the standard's to leave open; np.unique
+    decides it by its sort, stable only with return_index, so array-api-strict's unique_inverse
+    and unique_all map x's NaNs differently. The reference here sorts stably always (NaNs in
+    order of occurrence), as lazyarr does, so every member of the family agrees."""
+    parts = np.unique(values.reshape(-1), equal_nan=False, return_index=True,
+                      **{name: wanted for name, wanted in returns.items() if name != "return_index"})
+    if not returns.get("return_index"):
+        parts = (parts[0], *parts[2:])
     if returns.get("return_inverse"):
         at = 1 + bool(returns.get("return_index"))
         parts = (*parts[:at], parts[at].reshape(values.shape), *parts[at + 1:])
