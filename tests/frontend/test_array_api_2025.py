@@ -125,7 +125,14 @@ def test_eig_and_eigvals_are_numpys_with_complex_results(data):
     assert_same(values, expected_values)
     assert_same(vectors, expected_vectors)
     assert_same(la.linalg.eigvals(la.asarray(value)), as_complex([np.linalg.eigvals(value)], value.dtype)[0])
-    if value.size:
+    precision = np.finfo(np.asarray(values).real.dtype).eps
+    nonzero = np.abs(value.astype(np.complex128))
+    nonzero = nonzero[nonzero > 0]
+    if value.size and not (nonzero.size and nonzero.max() > nonzero.min() / precision**2):
+        # (Entries of wildly different magnitudes excepted: the dev profile found
+        # [[1, 1, 0], [4e-240, 0, 0], [1, 0, 0]], whose eigenvectors, NumPy's as lazyarr's,
+        # leave a residual of 1.0: geev's balancing scales by powers of 2 and the matrix is all
+        # but defective. lazyarr returns NumPy's result, which the lines above check.)
         # The standard's definition, x v = v diag(w): LAPACK's geev is backward stable, so the
         # residual is a small multiple of n * eps * |x| (entries <= 2, n <= 4); 64 * n * eps
         # * (|x| + 1) leaves room for float32 matrices whose eigenvalues nearly coincide.
