@@ -39,7 +39,7 @@ import numpy as np
 
 from . import _files, dtypes
 from .hlo import Module
-from .persistent_cache import disk_cache
+from .persistent_cache import code_version, disk_cache
 
 if TYPE_CHECKING:  # the code generator loads LLVM: imported on first compilation, not with lazyarr
     from .backends.llvm.aot_entry import AotProgram
@@ -109,9 +109,9 @@ def _object_code(program, target_machine, emit_object, cpu_and_features: str) ->
 
     from .backends.llvm import target
 
-    version = (f"aot {target_machine.triple} {llvmlite.__version__} {llvm.llvm_version_info} "
-               f"{hashlib.sha256(Path(target.__file__).read_bytes()).hexdigest()}\n")
-    source = f"{version}{cpu_and_features}\n{target_machine.target_data}\n{program.llvm_module}"
+    version = code_version(f"aot {target_machine.triple} {llvmlite.__version__} {llvm.llvm_version_info} "
+                           f"{cpu_and_features} {target_machine.target_data}", [Path(target.__file__)])
+    source = f"{version}\n{program.llvm_module}"
     key = hashlib.sha256(source.encode()).hexdigest()
     found = cache.get(key)
     if found is not None:

@@ -26,6 +26,7 @@ import os
 import stat
 import threading
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 
 from . import _files, _flags
@@ -34,6 +35,16 @@ MAGIC = b"lazyarr-cache-1\n"
 _DIGEST = 32
 DEFAULT_MAX_BYTES = 512 << 20
 _LOG = logging.getLogger("lazyarr.cache")
+
+
+def code_version(versions: str, sources: Iterable[Path]) -> str:
+    """A digest of what compiled code depends on besides its own IR or HLO: `versions` (tools,
+    target) and the bytes of the code generator's `sources`, so that changing either gives new
+    cache keys. Every backend's keys (CPU kernels, GPU PTX, AOT objects) are made with it."""
+    digest = hashlib.sha256(versions.encode())
+    for path in sources:
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()
 
 
 def default_directory() -> Path:

@@ -34,7 +34,7 @@ from ..hlo import Computation, Instruction, Module, make
 from ..hlo.text import print_computation
 from ..passes.default import default_pipeline
 from ..passes.fusion import FusionDecision, FusionPolicy
-from ..persistent_cache import disk_cache
+from ..persistent_cache import code_version, disk_cache
 from ..shapes import is_contiguous_block, is_symbolic_size, resolve_shape
 from .kernel_sizes import canonical_sizes
 from .llvm import dispatch, threads
@@ -541,12 +541,10 @@ def _code_version() -> str:
     import llvmlite
 
     blas = gemm()
-    digest = hashlib.sha256(f"{cpu_features_key()}|{llvmlite.__version__}|{llvm.llvm_version_info}|"
-                            f"{blas.abi if blas else 'no blas'}".encode())
-    for path in sorted(Path(__file__).parent.joinpath("llvm").glob("*.py")) + [
-            Path(__file__), Path(__file__).parent / "kernel_sizes.py"]:
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    return code_version(
+        f"{cpu_features_key()}|{llvmlite.__version__}|{llvm.llvm_version_info}|{blas.abi if blas else 'no blas'}",
+        sorted(Path(__file__).parent.joinpath("llvm").glob("*.py")) + [
+            Path(__file__), Path(__file__).parent / "kernel_sizes.py"])
 
 
 def persistent_key(computation, partial_blocks: int = 0) -> str:

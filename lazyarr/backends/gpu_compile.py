@@ -24,7 +24,7 @@ from .. import _profiler, dtypes
 from ..hlo import Instruction, Module
 from ..passes.default import default_pipeline
 from ..passes.fusion_policy import FusionDecision
-from ..persistent_cache import disk_cache
+from ..persistent_cache import code_version, disk_cache
 from ..shapes import is_symbolic_size, placeholder_index
 from .cpu import CpuFusionPolicy
 from .llvm.gpu_kernel import GpuKernelBuilder, KernelPlan, plan_kernels
@@ -207,12 +207,10 @@ def _ptx_code_version() -> str:
     import llvmlite
     import llvmlite.binding as llvm
 
-    digest = hashlib.sha256(f"{llvmlite.__version__}|{llvm.llvm_version_info}".encode())
-    try:
-        digest.update(Path(libdevice_path()).read_bytes())
-    except (LibdeviceNotFound, OSError):
-        digest.update(b"no libdevice")
     llvm_sources = Path(__file__).parent / "llvm"
-    for name in ("nvptx.py", "target.py"):
-        digest.update((llvm_sources / name).read_bytes())
-    return digest.hexdigest()
+    sources = [llvm_sources / "nvptx.py", llvm_sources / "target.py"]
+    try:
+        sources.append(Path(libdevice_path()))
+    except LibdeviceNotFound:
+        pass
+    return code_version(f"{llvmlite.__version__}|{llvm.llvm_version_info}|{len(sources)}", sources)

@@ -145,13 +145,7 @@ def compute(ufunc: np.ufunc, operands) -> Element | None:
         return None  # the recorded op raises lazyarr's own error, naming the call
     if not isinstance(result, np.generic) or result.dtype not in dtypes.SUPPORTED:
         return None  # the recorded op's own checks give lazyarr's answer or error
-    element = _NEW(Element)  # Element.__init__, inline: an element loop's every op makes one
-    element._value = result
-    element._leaf = element._base = element._views = None
-    return element
-
-
-_NEW = object.__new__
+    return Element(result)
 
 
 def _silently(function, values):

@@ -413,14 +413,16 @@ def node_template(node: Instruction) -> tuple:
     return (node.op, node._local, node._identity, node.shape, node.dtype, node._attr_map)
 
 
-def make_like(template: tuple, first: Instruction, second: Instruction | None = None) -> Instruction:
-    """The node `template` (node_template) describes, of one operand or two of the signature it
-    was made for: the node make() gives them, found in the intern table or made unchecked."""
+def make_like(template: tuple, *operands: Instruction) -> Instruction:
+    """The node `template` (node_template) describes, of operands of the signature it was made
+    for: the node make() gives them, found in the intern table or made unchecked."""
     opdef, local, identity, shape, dtype, attr_map = template
-    if second is None:
-        key, operands = (identity, id(first)), (first,)
+    if len(operands) == 2:  # unrolled: the elementwise ops' hot path
+        key = (identity, id(operands[0]), id(operands[1]))
+    elif len(operands) == 1:
+        key = (identity, id(operands[0]))
     else:
-        key, operands = (identity, id(first), id(second)), (first, second)
+        key = (identity, *[id(operand) for operand in operands])
     entry = _INTERN.get(key)
     if entry is not None:
         found = entry()
@@ -442,13 +444,7 @@ def remake(node: Instruction, operands: Sequence[Instruction]) -> Instruction:
         if type(new) is not Instruction or new.shape != previous.shape or (
                 new.dtype is not previous.dtype and new.dtype != previous.dtype):
             return make(node.op, operands, **node.attributes)
-    key = (node._identity, *[id(operand) for operand in operands])
-    entry = _INTERN.get(key)
-    if entry is not None:
-        found = entry()
-        if found is not None:
-            return found
-    return _interned(key, node._local, node.op, node.shape, node.dtype, operands, node._attr_map)
+    return make_like(node_template(node), *operands)
 
 
 def _interned(key, local, opdef, shape, dtype, operands, attr_map) -> Instruction:
