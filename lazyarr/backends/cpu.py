@@ -36,6 +36,8 @@ from ..passes.default import default_pipeline
 from ..passes.fusion import FusionDecision, FusionPolicy
 from ..persistent_cache import code_version, disk_cache
 from ..shapes import is_contiguous_block, is_symbolic_size, resolve_shape
+from . import host_buffers
+from .host_buffers import aligned_empty
 from .kernel_sizes import canonical_sizes
 from .llvm import dispatch, threads
 from .llvm.blas import gemm, is_native_dot, native_dot_refusal
@@ -49,7 +51,6 @@ from .slots import HostStep, Slots
 from .split_reductions import COMBINE_NAME, PARTIAL_BLOCKS, combining_computation, splits_into_partials
 
 _KERNEL_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
-_ALIGNMENT = 64
 # A kernel runs on several threads when its estimated work (elements touched times its cost per
 # element, see `work_per_element`) reaches this; below it, on the calling thread. Through
 # OpenMP's threads (llvm/threads.py) a split costs ~1-2 µs and pays from ~2^17 (`x + y` of 32k
@@ -67,31 +68,6 @@ _HEAVY_OPS = frozenset({"exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
                         "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt", "atan2",
                         "hypot", "power", "nextafter", "erf", "fmod"})
 _HEAVY_OP_COST, _DIVIDE_COST = 8, 2
-
-
-def aligned_empty(shape, dtype) -> np.ndarray:
-    """An uninitialized array whose data starts on a 64-byte boundary.
-
-    Too large for memory: MemoryError in NumPy's words, naming `shape` and `dtype` (not the
-    byte buffer behind them): 'Unable to allocate 72.8 TiB for an array with shape
-    (10000000000000,) and data type float64'.
-    """
-    dtype = np.dtype(dtype)
-    count = math.prod(shape)  # not np.prod: ~2 µs of dispatch per output on every run
-    nbytes = max(count, 1) * dtype.itemsize
-    try:
-        raw = np.empty(nbytes + _ALIGNMENT, dtype=np.uint8)
-    except MemoryError:
-        size, unit = float(nbytes), "bytes"
-        for larger in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
-            if round(size) < 1024:  # as NumPy: a unit that still fits after rounding
-                break
-            size, unit = size / 1024, larger
-        amount = f"{nbytes} bytes" if unit == "bytes" else f"{size:#.3g} {unit}"
-        raise MemoryError(f"Unable to allocate {amount} for an array with shape {tuple(shape)} "
-                          f"and data type {dtype}") from None
-    offset = (-raw.ctypes.data) % _ALIGNMENT
-    return raw[offset:offset + nbytes].view(dtype)[:count].reshape(shape)
 
 
 @dataclass
@@ -627,7 +603,9 @@ class CpuBackend:
 
     @staticmethod
     def clear_kernel_cache() -> None:
-        """Forget compiled kernels (`la.clear_cache()`): the next modules compile theirs again."""
+        """Forget compiled kernels (`la.clear_cache()`): the next modules compile theirs again.
+        The recycled output buffers go too (host_buffers.py)."""
+        host_buffers.release()
         _KERNELS.clear()
         _NEWEST_ENGINE.clear()
         KERNEL_COUNTS.update(compiled=0, reused=0, loaded=0)

@@ -518,13 +518,11 @@ def fresh_parameter(shape, dtype, bound=None) -> Instruction:
     given = (shape if type(shape) is tuple else tuple(shape), dtype)
     checked = _CHECKED_PARAMETERS.get(given)
     if checked is None:
-        leaf = make("parameter", number=number, shape=given[0], dtype=dtype)
+        # The model is a leaf of its own, never bound: the table must not keep a buffer alive.
+        model = make("parameter", number=next(_PARAMETER_NUMBERS), shape=given[0], dtype=dtype)
         if len(_CHECKED_PARAMETERS) >= 4096:
             _CHECKED_PARAMETERS.clear()
-        _CHECKED_PARAMETERS[given] = (leaf, tuple(type(value) for _, value in leaf.attrs))
-        if bound is not None:
-            bind(leaf, bound)
-        return leaf
+        checked = _CHECKED_PARAMETERS[given] = (model, tuple(type(value) for _, value in model.attrs))
     model, attribute_types = checked
     shape, dtype = model.shape, model.dtype
     leaf = _UNFROZEN_NEW(_Unfrozen)
