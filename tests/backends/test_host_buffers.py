@@ -22,7 +22,7 @@ from lazyarr.backends import host_buffers
 
 pytestmark = pytest.mark.usefixtures("cpu_backend")
 
-# Float32 element counts of outputs the pool recycles (64 KiB and up) and one it does not.
+# Float32 element counts of outputs the pool recycles (64 KiB and up) and one it does not (400 B).
 RECYCLED_COUNTS = (1 << 14, 3 << 13, 1 << 15)
 HEAP_COUNT = 100
 
