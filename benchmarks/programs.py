@@ -455,7 +455,7 @@ def measure_program(la, program: Program, implementations: list[Implementation],
 
 
 # -- reporting ---------------------------------------------------------------------------------
-def table_lines(rows: list[dict], jax_available: bool) -> list[str]:
+def table_lines(rows: list[dict], jax_missing: str | None) -> list[str]:
     """The markdown table: one line per program."""
     header = ("program", "NumPy steady", "lazyarr steady", "steady ratio", "NumPy first", "lazyarr first",
               "first ratio", "compiles first/steady", "la.jit(program) steady", "steady ratio", "first",
@@ -472,7 +472,7 @@ def table_lines(rows: list[dict], jax_available: bool) -> list[str]:
             value = row.get(f"ratio_{kind}")
             return f"{value:.2f}x" if value else "-"
         if jax_row is None:
-            jax_cell = "n/a: jax not installed" if not jax_available else "-"
+            jax_cell = f"n/a: {jax_missing}" if jax_missing else "-"
         elif jax_row.get("note") and "steady_s" not in jax_row:
             jax_cell = jax_row["note"]
         else:
@@ -500,6 +500,10 @@ def parse_arguments(argv):
     parser.add_argument("--repeat", type=int, help="steady runs per implementation (default 5; --quick: 1)")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, 1 repeat: correctness only (smoke test)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-jax", action="store_true",
+                        help="leave jax out (not even imported): NumPy and lazyarr as a process without it has "
+                             "them (importing jax raises glibc's malloc thresholds, which makes NumPy's "
+                             "temporaries cheaper)")
     parser.add_argument("--output", type=Path, default=RESULTS_DIRECTORY / "programs.json")
     arguments = parser.parse_args(argv)
     arguments.repeat = arguments.repeat or (1 if arguments.quick else 5)
@@ -519,7 +523,7 @@ def main(argv=None) -> int:
     # own compiles only.
     np.asarray(la.asarray(np.zeros(1, np.float32)) + 1)
     implementations = [numpy_implementation(), lazyarr_implementation(la), lazyarr_jit_implementation(la)]
-    jax = jax_implementation()
+    jax = None if arguments.no_jax else jax_implementation()
     if jax is not None:
         implementations.append(jax)
     machine = machine_description()
@@ -532,16 +536,18 @@ def main(argv=None) -> int:
     for key in arguments.keys:
         rows += measure_program(la, PROGRAMS[key], implementations, arguments)
     print()
-    for line in table_lines(rows, jax is not None):
+    jax_missing = "--no-jax" if arguments.no_jax else ("jax not installed" if jax is None else None)
+    for line in table_lines(rows, jax_missing):
         print(line)
     for note in peers.NOTES:
         print(f"note: {note}")
     machine["load_average_end"] = os.getloadavg()
     print(f"load average (1, 5, 15 min): start {_loads(machine['load_average_start'])}, "
           f"end {_loads(machine['load_average_end'])} on {machine['usable_cpus']} usable CPUs")
-    machine.update(lazyarr=la.__version__, backend=la.get_backend_name(), peers=peers.versions())
+    machine.update(lazyarr=la.__version__, backend=la.get_backend_name(),
+                   peers={} if arguments.no_jax else peers.versions())
     options = {"repeat": arguments.repeat, "seed": arguments.seed, "quick": arguments.quick,
-               "programs": arguments.keys}
+               "programs": arguments.keys, "no_jax": arguments.no_jax}
     return report_results(arguments.output, machine, options, rows)
 
 
