@@ -714,3 +714,26 @@ def test_the_dependency_walk_follows_a_merged_kernel_that_straddles_its_floor():
     unmerged = walk({})  # without the span, s sits below the floor: not walked
     assert unmerged.floor(4) == 4 and _reaches([s], {id(t)}, unmerged, 4) is False
     assert _reaches([h], {id(t)}, unmerged, 4) is True  # above the floor: walked, found
+
+
+@given(
+    points=hnp.arrays(np.float32, st.tuples(st.integers(1, 40), st.integers(1, 5)),
+                      elements=elements(np.float32, allow_edge=False, min_value=-100, max_value=100)),
+    count=st.integers(1, 6),
+)
+def test_a_concatenate_read_through_a_broadcast_is_materialized(points, count):
+    # k-means' distances to `stack(centres)`: fused, every one of the kernel's reads picks its
+    # operand among `count`; materialized, the stack is one small kernel and the distances read
+    # a buffer. The decision is recorded with its reason, and the values are NumPy's.
+    rng = np.random.default_rng(points.size)
+    centres = [rng.standard_normal(points.shape[1]).astype(np.float32) for _ in range(count)]
+    lazy_points = la.asarray(points)
+    stacked = la.stack([la.asarray(centre) * 1 for centre in centres])
+    distances = ((lazy_points[:, None, :] - stacked[None, :, :]) ** 2).sum(axis=-1)
+    reasons = [str(decision) for _, _, decision in la.explain(distances).fusion_decisions]
+    if count > 1 and points.shape[0] > 1:
+        assert any("producer concatenate picks among" in reason for reason in reasons), reasons
+    expected = ((points[:, None, :] - np.stack(centres)[None, :, :]) ** 2).sum(axis=-1)
+    # float32 sums of at most 5 squares, in another order: a few ulp of the largest term.
+    scale = float(np.abs(expected).max(initial=1))
+    np.testing.assert_allclose(np.asarray(distances), expected, rtol=1e-5, atol=1e-5 * scale)
