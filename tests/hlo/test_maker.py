@@ -7,7 +7,9 @@ refuses, with make()'s error, on every operand signature they have not seen.
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -123,3 +125,17 @@ def test_remake_over_operands_of_other_types_runs_the_rules():
     assert longer.shape == (5,)
     with pytest.raises(HloError):
         remake(total, [fresh_parameter((3,), F32), fresh_parameter((4,), F32)])
+
+
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=3).map(tuple), st.sampled_from([F32, F64, I32]))
+def test_a_bound_parameter_keeps_its_buffer_alive_only_while_it_lives(shape, dtype):
+    # fresh_parameter remembers a model leaf per (shape, dtype); the model must not be the
+    # first bound leaf, or the first buffer of every signature would live as long as the process.
+    buffer = np.zeros(shape, dtype)
+    watcher = weakref.ref(buffer)
+    leaf = fresh_parameter(shape, dtype, bound=buffer)
+    again = fresh_parameter(shape, dtype, bound=np.ones(shape, dtype))
+    assert leaf.shape == again.shape == shape and leaf.attr("number") != again.attr("number")
+    del buffer, leaf
+    gc.collect()
+    assert watcher() is None
