@@ -91,9 +91,10 @@ def normalize_axes(axis, ndim: int, *, where: str = "axis") -> tuple[int, ...]:
 
 # -- symbolic sizes -----------------------------------------------------------------------
 # A compiled module may stand for every module that differs only in its array sizes: each size
-# above 1 is replaced by a placeholder, `placeholder(k, size)` for the k-th distinct size, and
-# generated code reads the real sizes from a runtime vector (lazyarr/symbolic_sizes.py).
-# Sizes 0 and 1 stay concrete: they change what code is generated (broadcasting, emptiness).
+# above symbolic_sizes.CONCRETE_UP_TO (4) is replaced by a placeholder, `placeholder(k, size)` for
+# the k-th distinct size, and generated code reads the real sizes from a runtime vector
+# (lazyarr/symbolic_sizes.py). Sizes 0 and 1 change what code is generated (broadcasting,
+# emptiness); 2 to 4 run faster unrolled (a point's coordinates).
 # Placeholders are far above any size the frontend can allocate, so they never collide.
 # A placeholder also says whether its size is at most SMALL_SIZE: fusion treats tiny values
 # differently from large ones (fusion_policy.max_tiny_elements), so small and large sizes

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 import lazyarr as la
 from lazyarr import _flags, shapes
 from lazyarr.compile import build_module
+from lazyarr.frontend.array import bound_buffer
 from lazyarr.hlo import text
-from lazyarr.symbolic_sizes import symbolize
+from lazyarr.symbolic_sizes import CONCRETE_UP_TO, symbolize
 
 BASE = shapes.SYMBOLIC_SIZE_BASE
 
@@ -63,7 +64,7 @@ def test_same_graph_at_new_sizes_compiles_once(cpu):
     def graph(x, y):
         return (la.exp(x) * y[None, :] + 1.5).sum(axis=1), la.flip(x, axis=0).max(axis=0)
 
-    for rows, columns in [(3, 4), (50, 9), (1000, 33), (2, 3)]:
+    for rows, columns in [(5, 6), (50, 9), (1000, 33), (8, 7)]:  # all above CONCRETE_UP_TO
         x = np.random.default_rng(rows).standard_normal((rows, columns)).astype(np.float32)
         y = np.linspace(-1, 1, columns, dtype=np.float32)
         total, largest = la.eval(*graph(la.asarray(x), la.asarray(y)))
@@ -74,11 +75,24 @@ def test_same_graph_at_new_sizes_compiles_once(cpu):
 
 
 def test_a_size_that_becomes_one_or_equal_to_another_compiles_again(cpu):
-    for shape in [(4, 5), (6, 7), (1, 5), (5, 5)]:
+    for shape in [(6, 5), (8, 7), (1, 5), (5, 5)]:
         x = np.arange(np.prod(shape), dtype=np.int32).reshape(shape)
         np.testing.assert_array_equal(np.asarray(la.asarray(x).T * 3 - 1), x.T * 3 - 1)
-    # (4,5) and (6,7) share one executable; a unit size and two equal sizes are new patterns
+    # (6,5) and (8,7) share one executable; a unit size and two equal sizes are new patterns
     assert la.cache_info().misses == 3
+
+
+def test_sizes_up_to_concrete_up_to_stay_in_the_code(cpu):
+    # A point's coordinates: `(delta * delta).sum(axis=-1)` over 2, 3 or 4 runs an unrolled
+    # loop, so each of those sizes compiles once; the larger ones share one executable.
+    assert CONCRETE_UP_TO == 4
+    for size in (2, 3, 4, 5, 9, 3):
+        x = np.arange(6 * size, dtype=np.float32).reshape(6, size) - 7
+        got = np.asarray((la.asarray(x) * la.asarray(x)).sum(axis=-1))
+        np.testing.assert_array_equal(got, (x * x).sum(axis=-1))  # small integers: exact sums
+    assert la.cache_info().misses == 4  # 2, 3, 4, and one for 5 and 9 (3 again: a hit)
+    module, _ = build_module([(la.asarray(np.ones((4, 3))) * 2)._node], bound_buffer)
+    assert symbolize(module) is None  # nothing above CONCRETE_UP_TO: nothing to make symbolic
 
 
 def test_specialize_sizes_flag_compiles_per_shape(cpu):
@@ -120,12 +134,12 @@ def test_large_symbolic_outputs_split_over_threads(cpu):
 
 
 def test_build_module_then_symbolize_keeps_parameter_order():
-    a, b = la.asarray(np.ones((3, 4))), la.asarray(np.ones((4,)))
+    a, b = la.asarray(np.ones((5, 6))), la.asarray(np.ones((6,)))
     module, buffers = build_module([(a * b)._node], lambda node: None if node.opcode != "parameter" else
                                    __import__("lazyarr.frontend.array", fromlist=["x"]).bound_buffer(node))
     symbolic, sizes = symbolize(module)
     assert [p.attr("number") for p in symbolic.entry.parameters] == [0, 1]
-    assert sizes == (3, 4)
+    assert sizes == (5, 6)
 
 
 def test_slices_pads_and_concatenations_pin_only_the_axes_they_cut_pad_or_join():

@@ -671,8 +671,9 @@ def test_loop_carried_values_are_materialized_not_recomputed_by_later_steps(step
     pending_depth(0)
     rng = np.random.default_rng(0)
     features = la.asarray(rng.standard_normal((20, 3000))) * 0.01  # w: above the tiny size
-    w, x, v = la.asarray(rng.standard_normal(3000)), la.asarray(rng.standard_normal((300, 3))), la.zeros((300, 3))
-    expected_w, expected_x, expected_v = np.asarray(w), np.asarray(x), np.zeros((300, 3))
+    # x: 300 points of 5 coordinates (5: a runtime size, so x is not tiny for the fusion rules)
+    w, x, v = la.asarray(rng.standard_normal(3000)), la.asarray(rng.standard_normal((300, 5))), la.zeros((300, 5))
+    expected_w, expected_x, expected_v = np.asarray(w), np.asarray(x), np.zeros((300, 5))
     for _ in range(steps):
         w = w - 0.01 * (features.T @ (features @ w))
         pull = (x[None, :, :] - x[:, None, :]).sum(axis=1)
