@@ -19,8 +19,9 @@ by dask's memory accounting.
 A chunk crosses a process boundary as its buffer (pickling a lazyarr array evaluates it and sends
 NumPy's bytes); `sizeof` reports a chunk's bytes without evaluating it, so dask's memory limits
 and spilling see real sizes. Compiled executables stay in each process: a worker compiles each
-distinct task program once (symbolic sizes make a smaller last chunk reuse it), or loads its
-kernels from the persistent compile cache that another process on the machine filled.
+distinct task program once (symbolic sizes make a smaller last chunk reuse it, unless one of its
+axes is 4 or less: such sizes compile apart), or loads its kernels from the persistent compile
+cache that another process on the machine filled.
 """
 
 from __future__ import annotations

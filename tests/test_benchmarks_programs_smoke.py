@@ -30,3 +30,17 @@ def test_quick_programs_run_and_every_check_passes(tmp_path):
     assert document["all_checks_passed"] is True
     assert all(row["steady_s"] > 0 for row in rows if row["impl"] in ("numpy", "lazyarr"))
     assert "| program |" in completed.stdout  # the markdown table
+
+
+def test_no_jax_leaves_jax_unimported(tmp_path):
+    # --no-jax measures NumPy and lazyarr as a process without jax has them (importing jax
+    # changes glibc's malloc thresholds), so jax must not even be imported.
+    script = (
+        "import sys; sys.path.insert(0, 'benchmarks'); import programs; "
+        "status = programs.main(['--quick', '--no-jax', '--programs', 'heat', '--output', "
+        f"{str(tmp_path / 'p.json')!r}]); "
+        "print('JAX LOADED' if 'jax' in sys.modules else 'NO JAX'); sys.exit(status)"
+    )
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "NO JAX" in completed.stdout and "n/a: --no-jax" in completed.stdout

@@ -21,7 +21,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -416,8 +416,11 @@ def _run_kernel(step: KernelStep, slots, sizes):
             _pool().submit(chunk, pointer_array, size_vector, int(begin), int(end))
             for begin, end in zip(bounds[:-1], bounds[1:]) if end > begin
         ]
-        for future in futures:
-            future.result()
+        try:
+            for future in futures:
+                future.result()
+        finally:  # interrupted or failed: no chunk may go on writing into buffers given up
+            wait(futures)
     else:
         step.function(pointer_array, size_vector, 0, extent)
     for slot, output in zip(step.outputs, outputs):

@@ -21,6 +21,7 @@ recently used sizes are dropped first); `release()` (called by `la.clear_cache()
 from __future__ import annotations
 
 import math
+import os
 import sys
 import threading
 from collections import OrderedDict
@@ -28,7 +29,8 @@ from collections import OrderedDict
 import numpy as np
 
 ALIGNMENT = 64
-# Outputs from this size up come from the pool (smaller ones: NumPy's allocator, cpu.py `_output`).
+# Outputs of this size and more come from the pool (cpu.py `_output` sends outputs of at most
+# 4 KiB to NumPy's allocator).
 _RECYCLED_BYTES = 1 << 12
 _BUDGET_BYTES = 1 << 28  # memory the pool may keep (256 MiB), in use or not
 _LARGEST_RECYCLED_BYTES = _BUDGET_BYTES // 4
@@ -49,6 +51,8 @@ _FREE_REFERENCES = _references_when_free()
 _RECYCLING = getattr(sys, "_is_gil_enabled", lambda: True)()
 
 _LOCK = threading.Lock()  # one thread at a time checks and takes a free buffer
+# A child forked while another thread held the lock would wait for it forever.
+os.register_at_fork(before=_LOCK.acquire, after_in_parent=_LOCK.release, after_in_child=_LOCK.release)
 # byte size -> (raw buffer, offset of its first aligned byte), least recently used size first
 _BY_SIZE: OrderedDict[int, list[tuple[np.ndarray, int]]] = OrderedDict()
 _HELD = [0]  # bytes the pool refers to
@@ -93,7 +97,15 @@ def _recycled(nbytes: int, shape, dtype) -> tuple[np.ndarray, int]:
             for raw, offset in buffers:
                 if sys.getrefcount(raw) == _FREE_REFERENCES:
                     return raw, offset
+    # Allocated outside the lock: allocating may collect garbage, and a finalizer may evaluate
+    # arrays (and so come back here).
+    try:
         entry = _allocate(nbytes, shape, dtype)
+    except MemoryError:
+        release()  # the pool's free buffers go back to the allocator; one more try
+        entry = _allocate(nbytes, shape, dtype)
+    with _LOCK:
+        buffers = _BY_SIZE.get(nbytes)
         if buffers is None:
             buffers = _BY_SIZE[nbytes] = []
         elif len(buffers) >= _PER_SIZE:
@@ -105,7 +117,7 @@ def _recycled(nbytes: int, shape, dtype) -> tuple[np.ndarray, int]:
             _HELD[0] -= oldest.pop(0)[0].nbytes
             if not oldest:
                 del _BY_SIZE[size]
-        return entry
+    return entry
 
 
 def _allocate(nbytes: int, shape, dtype) -> tuple[np.ndarray, int]:
@@ -122,3 +134,18 @@ def _allocate(nbytes: int, shape, dtype) -> tuple[np.ndarray, int]:
         raise MemoryError(f"Unable to allocate {amount} for an array with shape {tuple(shape)} "
                           f"and data type {np.dtype(dtype)}") from None
     return raw, (-raw.ctypes.data) % ALIGNMENT
+
+
+def _recycling_is_safe() -> bool:
+    """Whether a buffer still referred to is seen as in use (checked once, at import): the
+    reference count of a free buffer was measured in another function than `_recycled`, and an
+    interpreter may count a function's references differently (borrowed local references)."""
+    held = aligned_empty((_RECYCLED_BYTES,), np.uint8)
+    other = aligned_empty((_RECYCLED_BYTES,), np.uint8)
+    distinct = held.ctypes.data != other.ctypes.data
+    del held, other
+    release()
+    return distinct
+
+
+_RECYCLING = _RECYCLING and _recycling_is_safe()

@@ -38,7 +38,7 @@ pytestmark = pytest.mark.skipif(
 
 ARCH = "sm_90"  # H100; the requirement
 COMPILED = sorted(COMPILED_DTYPES, key=lambda dtype: dtype.num)
-SHAPE = (5, 7)  # sizes above 1, so that symbolize() gives each a placeholder
+SHAPE = (5, 7)  # sizes above 4 (symbolic_sizes.CONCRETE_UP_TO), so that symbolize() gives each a placeholder
 SIZES = ["concrete", "symbolic"]
 
 

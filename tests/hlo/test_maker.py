@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import lazyarr.hlo.instruction as instruction_module
 from lazyarr.hlo import HloError, Literal, Maker, constant, fresh_parameter, make, make_like, node_template, remake
 
 F32, F64, I32 = np.dtype("float32"), np.dtype("float64"), np.dtype("int32")
@@ -131,6 +132,7 @@ def test_remake_over_operands_of_other_types_runs_the_rules():
 def test_a_bound_parameter_keeps_its_buffer_alive_only_while_it_lives(shape, dtype):
     # fresh_parameter remembers a model leaf per (shape, dtype); the model must not be the
     # first bound leaf, or the first buffer of every signature would live as long as the process.
+    instruction_module._CHECKED_PARAMETERS.pop((shape, dtype), None)  # this signature's first leaf, as in a new process
     buffer = np.zeros(shape, dtype)
     watcher = weakref.ref(buffer)
     leaf = fresh_parameter(shape, dtype, bound=buffer)
