@@ -37,7 +37,7 @@ from ..passes.fusion import FusionDecision, FusionPolicy
 from ..persistent_cache import code_version, disk_cache
 from ..shapes import is_contiguous_block, is_symbolic_size, resolve_shape
 from . import host_buffers
-from .host_buffers import aligned_empty
+from .host_buffers import kernel_output as _output
 from .kernel_sizes import canonical_sizes
 from .llvm import dispatch, threads
 from .llvm.blas import gemm, is_native_dot, native_dot_refusal
@@ -317,17 +317,6 @@ def _run_host_step(step: HostStep, slots, sizes) -> None:
     values = [slots[slot] for slot in step.inputs]
     result = step.instruction.op.reference(values, step.attributes_at(sizes))
     slots[step.output] = np.asarray(result, dtype=step.instruction.dtype, order="C")
-
-
-# Outputs up to this many bytes come from NumPy's allocator directly (aligning costs more than
-# a small kernel runs); larger ones start on a cache line.
-_SMALL_OUTPUT_BYTES = 4096
-
-
-def _output(shape, dtype) -> np.ndarray:
-    if math.prod(shape) * dtype.itemsize <= _SMALL_OUTPUT_BYTES:
-        return np.empty(shape, dtype)
-    return aligned_empty(shape, dtype)
 
 
 def _run_native(run: NativeRun, slots, sizes) -> None:

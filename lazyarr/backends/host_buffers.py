@@ -29,9 +29,7 @@ from collections import OrderedDict
 import numpy as np
 
 ALIGNMENT = 64
-# Outputs of this size and more come from the pool (cpu.py `_output` sends outputs of at most
-# 4 KiB to NumPy's allocator).
-_RECYCLED_BYTES = 1 << 12
+_SMALL_BYTES = 1 << 12  # outputs of at most this many bytes come from NumPy's allocator
 _BUDGET_BYTES = 1 << 28  # memory the pool may keep (256 MiB), in use or not
 _LARGEST_RECYCLED_BYTES = _BUDGET_BYTES // 4
 _PER_SIZE = 8  # buffers of one size the pool tracks
@@ -59,17 +57,19 @@ _HELD = [0]  # bytes the pool refers to
 _NDARRAY = np.ndarray
 
 
-def aligned_empty(shape, dtype) -> np.ndarray:
-    """An uninitialized array whose data starts on a 64-byte boundary, in memory the program
-    has dropped when there is some of its size (see the module docstring).
+def kernel_output(shape, dtype: np.dtype) -> np.ndarray:
+    """An uninitialized output buffer for a kernel. Up to `_SMALL_BYTES`: NumPy's allocator
+    (aligning costs more than a small kernel runs). Larger: it starts on a 64-byte boundary, in
+    memory the program has dropped when there is some of its size (see the module docstring).
 
     Too large for memory: MemoryError in NumPy's words, naming `shape` and `dtype` (not the
     byte buffer behind them): 'Unable to allocate 72.8 TiB for an array with shape
     (10000000000000,) and data type float64'.
     """
-    dtype = np.dtype(dtype)
-    nbytes = max(math.prod(shape), 1) * dtype.itemsize  # not np.prod: ~2 µs of dispatch
-    if _RECYCLED_BYTES <= nbytes <= _LARGEST_RECYCLED_BYTES and _RECYCLING:
+    nbytes = math.prod(shape) * dtype.itemsize  # not np.prod: ~2 µs of dispatch
+    if nbytes <= _SMALL_BYTES:
+        return np.empty(shape, dtype)
+    if nbytes <= _LARGEST_RECYCLED_BYTES and _RECYCLING:
         raw, offset = _recycled(nbytes, shape, dtype)
     else:
         raw, offset = _allocate(nbytes, shape, dtype)
@@ -140,8 +140,8 @@ def _recycling_is_safe() -> bool:
     """Whether a buffer still referred to is seen as in use (checked once, at import): the
     reference count of a free buffer was measured in another function than `_recycled`, and an
     interpreter may count a function's references differently (borrowed local references)."""
-    held = aligned_empty((_RECYCLED_BYTES,), np.uint8)
-    other = aligned_empty((_RECYCLED_BYTES,), np.uint8)
+    held = kernel_output((2 * _SMALL_BYTES,), np.dtype(np.uint8))
+    other = kernel_output((2 * _SMALL_BYTES,), np.dtype(np.uint8))
     distinct = held.ctypes.data != other.ctypes.data
     del held, other
     release()
