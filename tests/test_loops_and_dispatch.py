@@ -91,6 +91,90 @@ def test_a_stencil_loop_of_slice_writes_is_bounded_and_right(pending_depth):
     np.testing.assert_allclose(np.asarray(u), expected, rtol=0, atol=1e-5)
 
 
+@pytest.fixture
+def cut_outputs(monkeypatch):
+    """The shapes of the arrays each loop cut evaluates (array.track_pending's evaluate_arrays)."""
+    from lazyarr.frontend import array as array_module
+
+    cuts = []
+    evaluate = array_module.evaluate_arrays
+
+    def noting(arrays):
+        cuts.append([array.shape for array in arrays])
+        return evaluate(arrays)
+
+    monkeypatch.setattr(array_module, "evaluate_arrays", noting)
+    return cuts
+
+
+def test_a_cut_at_a_slice_write_leaves_out_the_value_the_statement_used_up(pending_depth, cut_outputs):
+    # `u[1:-1] = expression`: the expression's array dies with the statement. A cut at the
+    # write evaluates u alone, not also u's old value (the write's own wrapper array, before
+    # the move) nor the expression (one more output, one kernel split in two).
+    pending_depth(24)
+    values = np.random.default_rng(2).random(40).astype(np.float32)
+    u, expected = la.asarray(values), values.copy()
+    for _ in range(30):
+        u[1:-1] = 0.5 * u[1:-1] + 0.25 * (u[:-2] + u[2:])
+        expected[1:-1] = np.float32(0.5) * expected[1:-1] + np.float32(0.25) * (expected[:-2] + expected[2:])
+    assert cut_outputs and all(shapes == [(40,)] for shapes in cut_outputs), cut_outputs
+    # 30 averaging float32 steps of three terms: a few ULPs of values in [0, 1).
+    np.testing.assert_allclose(np.asarray(u), expected, rtol=0, atol=1e-5)
+
+
+def test_a_named_value_written_and_read_again_is_evaluated_with_the_cut(pending_depth, cut_outputs):
+    # A value with a name survives the statement: the cut evaluates it beside u, and reading
+    # it afterwards computes nothing again.
+    pending_depth(24)
+    values = np.random.default_rng(3).random(40).astype(np.float32)
+    u, expected = la.asarray(values), values.copy()
+    totals, expected_totals = [], []
+    for _ in range(30):
+        update = 0.5 * u[1:-1] + 0.25 * (u[:-2] + u[2:])
+        u[1:-1] = update
+        totals.append(update.sum())
+        expected_update = np.float32(0.5) * expected[1:-1] + np.float32(0.25) * (expected[:-2] + expected[2:])
+        expected[1:-1] = expected_update
+        expected_totals.append(expected_update.sum())
+    assert cut_outputs and all((38,) in shapes for shapes in cut_outputs), cut_outputs
+    # float32 sums of 38 values in [0, 1): reassociated, a few ULPs of ~20.
+    np.testing.assert_allclose(np.asarray(la.stack(totals)), expected_totals, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(u), expected, rtol=0, atol=1e-5)
+
+
+def test_a_cut_at_an_in_place_operator_evaluates_the_new_value_only(pending_depth, cut_outputs):
+    # `w -= step`: the operand's old value is replaced; a cut evaluates the new one alone.
+    pending_depth(24)
+    values = np.linspace(-1, 1, 50, dtype=np.float32)
+    w, expected = la.asarray(values), values.copy()
+    alias = w  # the in-place operator changes the object: every name sees it
+    for _ in range(40):
+        w -= 0.1 * la.sin(w)
+        expected -= np.float32(0.1) * np.sin(expected)
+    assert cut_outputs and all(shapes == [(50,)] for shapes in cut_outputs), cut_outputs
+    assert alias is w
+    # 40 float32 steps of sin within a few ULPs each, contracting toward 0.
+    np.testing.assert_allclose(np.asarray(alias), expected, rtol=0, atol=1e-5)
+
+
+def test_a_named_operand_of_an_in_place_operator_is_evaluated_with_the_cut(pending_depth, cut_outputs):
+    pending_depth(24)
+    values = np.linspace(-1, 1, 50, dtype=np.float32)
+    w, expected = la.asarray(values), values.copy()
+    steps, expected_steps = [], []
+    for _ in range(40):
+        step = 0.1 * la.sin(w)
+        w -= step
+        steps.append(step[0])
+        expected_step = np.float32(0.1) * np.sin(expected)
+        expected -= expected_step
+        expected_steps.append(expected_step[0])
+    assert cut_outputs and all(len(shapes) >= 2 for shapes in cut_outputs), cut_outputs
+    # float32 sin within a few ULPs per step, 40 contracting steps.
+    np.testing.assert_allclose(np.asarray(la.stack(steps)), expected_steps, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(w), expected, rtol=0, atol=1e-5)
+
+
 def test_no_evaluation_inside_jit_traces(pending_depth):
     pending_depth(8)
 

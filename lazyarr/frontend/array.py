@@ -163,38 +163,69 @@ class _Pending(threading.local):
         self.arrays: dict[int, weakref.ref] = {}  # id -> the deep pending arrays (arrays are unhashable)
         self.prune_at = 64
         self.phase: tuple | None = None  # (op, shape, dtype) of the array whose depth made the last cut
+        self.deferring = 0  # > 0 inside deferred_cuts
 
 
 _PENDING = _Pending()
 
 
-def track_pending(array: Array) -> None:
-    """Note a deep pending array; evaluate the pending work when `array` is too deep."""
-    budget = _flags.FLAGS.max_pending_depth
-    if not budget or array._node.depth * 2 < budget or tracing.is_tracing():
-        return
-    pending = _PENDING.arrays
+def track_pending(array: Array, written: bool = False, consumed: tuple[Array, ...] = ()) -> None:
+    """Note a deep pending array; evaluate the pending work when `array` is too deep.
+
+    `written`: `array` was just written (views.assign: `u[1:-1] = ...`, `w -= step`), where a
+    statement ends and none of its temporaries is alive but `consumed`, the values the write
+    used up, which no name or object holds (methods.py). A due cut happens there whatever op
+    the last cut happened at, and leaves `consumed` out: evaluated too, each would be one more
+    output to write and a fused kernel split in two."""
     node = array._node
+    depth = node.depth
+    budget = _flags.FLAGS.max_pending_depth
+    if not budget or depth * 2 < budget or _TRACING.traces:
+        return
+    state = _PENDING
+    pending = state.arrays
     phase = None
-    if node.depth >= budget:
+    if depth >= budget and not state.deferring:
         phase = (node._identity, node.shape, node.dtype)
-        if phase != _PENDING.phase and _PENDING.phase is not None and node.depth < budget + budget // 2:
+        if phase != state.phase and state.phase is not None and depth < budget + budget // 2 and not written:
             phase = None  # not the op the last cut happened at: wait for it
     if phase is None:
         # Re-inserted at the end: the evaluation order (a module's outputs) is the order the
         # program last touched its arrays, the same at every cut of a loop.
-        pending.pop(id(array), None)
-        pending[id(array)] = weakref.ref(array)
-        if len(pending) >= _PENDING.prune_at:  # amortized: drop the dead and the evaluated
+        key = id(array)
+        if key in pending:
+            del pending[key]
+        pending[key] = _new_reference(array)
+        if len(pending) >= state.prune_at:  # amortized: drop the dead and the evaluated
             live = {key: ref for key, ref in pending.items() if _still_pending(ref())}
-            _PENDING.arrays, _PENDING.prune_at = live, max(64, 2 * len(live))
+            state.arrays, state.prune_at = live, max(64, 2 * len(live))
         return
-    arrays = [other for other in (ref() for ref in pending.values()) if _still_pending(other)]
-    _PENDING.arrays, _PENDING.prune_at = {}, 64
+    left_out = {id(other) for other in consumed}
+    arrays = [other for other in (ref() for ref in pending.values())
+              if id(other) not in left_out and _still_pending(other)]
+    state.arrays, state.prune_at = {}, 64
     if all(other is not array for other in arrays):
         arrays.append(array)
     evaluate_arrays(arrays)
-    _PENDING.phase = phase
+    state.phase = phase
+
+
+_new_reference = weakref.ref
+_TRACING = tracing.STATE  # its `traces`: nothing is evaluated while la.jit or grad traces
+
+
+class deferred_cuts:
+    """Within it, deep arrays are noted but never cut at: an in-place operator's result is
+    about to replace its operand (`w -= step`), and views.assign cuts once it has, leaving
+    the operand's old value, which nothing will read, out of the evaluation."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        _PENDING.deferring += 1
+
+    def __exit__(self, *exception) -> None:
+        _PENDING.deferring -= 1
 
 
 def _still_pending(array: Array | None) -> bool:

@@ -366,8 +366,13 @@ def _gather(node: Instruction, plan: IndexPlan) -> Instruction:
 # -- assignment -----------------------------------------------------------------------------
 
 
-def setitem(array, key, value) -> Array:
-    """A new array equal to `array` with `array[key] = value` applied (NumPy's semantics).
+def setitem(array, key, value) -> Instruction:
+    """The node of `array` with `array[key] = value` applied (NumPy's semantics); the caller
+    gives it to the array (views.assign), as `a[key] = value` does.
+
+    Not wrapped in an Array: a wrapper as deep as the new value would make the bounded-pending
+    check (array.track_pending) cut the loop before `assign` moves the array to it, and that
+    cut would evaluate the array's old value beside the new one. assign checks once it has.
 
     The value is converted to the array's dtype as NumPy's assignment converts it (a float
     truncates into an integer array; a Python int out of the dtype's range raises
@@ -375,7 +380,7 @@ def setitem(array, key, value) -> Array:
 
     >>> import numpy as np, lazyarr as la
     >>> x = la.asarray(np.arange(5))
-    >>> np.asarray(setitem(x, [0, 2], 0))
+    >>> np.asarray(la.Array(setitem(x, [0, 2], 0)))
     array([0, 1, 0, 3, 4])
     """
     plain = type(key) is int or _is_plain_basic(key)
@@ -383,12 +388,12 @@ def setitem(array, key, value) -> Array:
         recipe = basic_key(array.shape, key)  # raises IndexError for a bad key
         base, update = array._node, value._node
         signature = (recipe, base.shape, base.dtype, update.shape, update.dtype)
-        return wrap(_SETITEMS.build(signature, lambda node, new: _written(
-            node, recipe.plan, _update_node(wrap(new), node.dtype, recipe.plan.result_shape(), False)), base, update))
+        return _SETITEMS.build(signature, lambda node, new: _written(
+            node, recipe.plan, _update_node(wrap(new), node.dtype, recipe.plan.result_shape(), False)), base, update)
     array = as_array(array, where="__setitem__")
     plan = basic_key(array.shape, key).plan if plain else parse_key(array.shape, key)
     update = _update_node(value, array.dtype, plan.result_shape(), plan.is_advanced)
-    return wrap(_written(array._node, plan, update))
+    return _written(array._node, plan, update)
 
 
 # `array[basic key] = array` by (key's recipe, both signatures): the graph replayed

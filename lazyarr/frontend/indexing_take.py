@@ -138,7 +138,7 @@ def put_along_axis(arr, indices, values, axis) -> None:
     if axis is None and arr.ndim != 1:
         raise ValueError("put_along_axis: axis=None needs a 1-d array (lazyarr rebinds arr, not a view)")
     array, key = _along_axis_key(arr, indices, axis, "put_along_axis")
-    assign(arr, setitem(array, key, values)._node)
+    assign(arr, setitem(array, key, values))
 
 
 def compress(condition, a, axis=None, out=None) -> Array:

@@ -202,7 +202,7 @@ class JittedFunction:
 
     # -- calls ---------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if tracing._STATE.traces:  # (is_tracing(), inline: every call asks)
+        if tracing.STATE.traces:  # (is_tracing(), inline: every call asks)
             return self._inline(args, kwargs)
         key, buffers, user_arrays, tree = call_signature(self._statics, args, kwargs)
         try:

@@ -7,10 +7,12 @@ reference to `a` and written through when `a` is a view (views.py).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from . import elementwise, indexing, interop, linalg, manipulation, reductions, searching
-from .array import Array
+from .array import Array, deferred_cuts
 from .core import convert
 from .elements import Element
 from .indexing_key import format_shape
@@ -65,7 +67,8 @@ def _in_place(function, name: str):
     dtype under 'same_kind' (an int array += 1.5 raises), and a itself changes."""
 
     def method(self, other):
-        result = function(self, other)
+        with deferred_cuts():
+            result = function(self, other)
         if result.dtype != self.dtype and not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
             raise TypeError(
                 f"Cannot cast ufunc '{name}' output from dtype('{result.dtype}') to dtype('{self.dtype}') "
@@ -78,7 +81,8 @@ def _in_place(function, name: str):
             )
         if type(self) is Element and type(result) is Element and self.rebind(result):
             return self  # `total += x[i]`: still a known scalar, no graph
-        assign(self, convert(result._node, self.dtype))
+        temporary = type(other) is Array and sys.getrefcount(other) <= _TEMPORARY_OPERAND
+        assign(self, convert(result._node, self.dtype), (result, other) if temporary else (result,))
         return self
 
     return method
@@ -140,8 +144,59 @@ def _rmatmul(self, other):
 
 
 def _setitem(self, key, value):
-    """`a[key] = value` changes `a` (every reference sees it; a view writes to its base)."""
-    assign(self, indexing.setitem(self, key, value)._node)
+    """`a[key] = value` changes `a` (every reference sees it; a view writes to its base).
+
+    A value only this statement holds (`u[1:-1] = expression`) is consumed: a loop cut here
+    leaves it out (array.track_pending)."""
+    consumed = (value,) if type(value) is Array and sys.getrefcount(value) <= _TEMPORARY_VALUE else ()
+    assign(self, indexing.setitem(self, key, value), consumed)
+
+
+# -- temporaries: which operands of a write die with its statement ---------------------------
+class _ReferenceProbe:
+    """Counts the references its operand has inside `__setitem__` / `__isub__`, as _setitem and
+    in-place operators count theirs."""
+
+    def __setitem__(self, key, value):
+        self.references = sys.getrefcount(value)
+
+    def __isub__(self, other):
+        self.references = sys.getrefcount(other)
+        return self
+
+
+def _probe_setitem() -> tuple[int, int]:
+    probe = _ReferenceProbe()
+    probe[0] = object()
+    temporary = probe.references
+    named = object()
+    probe[0] = named
+    return temporary, probe.references
+
+
+def _probe_in_place() -> tuple[int, int]:
+    probe = _ReferenceProbe()
+    probe -= object()
+    temporary = probe.references
+    named = object()
+    probe -= named
+    return temporary, probe.references
+
+
+def _temporary_references(probe) -> int:
+    """At most how many references a temporary operand has where a write counts them (the
+    caller's evaluation stack, the parameter, getrefcount's argument; interpreters differ, so
+    measured): 0, so that nothing counts as temporary, where a named operand does not count
+    exactly one more or reference counts are not exact (free-threaded builds). A misjudged
+    operand costs work, never a wrong result: a consumed array read later is computed again."""
+    if not getattr(sys, "_is_gil_enabled", lambda: True)():
+        return 0
+    temporary, named = probe()
+    return temporary if named == temporary + 1 else 0
+
+
+_TEMPORARY_VALUE = _temporary_references(_probe_setitem)
+_TEMPORARY_OPERAND = _temporary_references(_probe_in_place)
 
 
 def _explain(self):

@@ -55,23 +55,23 @@ class _State(threading.local):
         self.traces: list[Trace] = []  # the traces running on this thread, innermost last
 
 
-_STATE = _State()
+STATE = _State()  # read by array.track_pending on every deep new array
 
 
 def is_tracing() -> bool:
     """Whether a `la.jit` trace is running on this thread (a jitted call inside it inlines)."""
-    return bool(_STATE.traces)
+    return bool(STATE.traces)
 
 
 @contextmanager
 def tracing(function_name: str) -> Iterator[Trace]:
     """Run the body as a trace of `function_name`; tracers made by the trace die with it."""
     trace = Trace(function_name)
-    _STATE.traces.append(trace)
+    STATE.traces.append(trace)
     try:
         yield trace
     finally:
-        _STATE.traces.pop()
+        STATE.traces.pop()
         trace.active = False
 
 

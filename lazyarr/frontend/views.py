@@ -83,10 +83,11 @@ def make_view(base: Array, read: Read, write: Write | None, node: Instruction | 
     return view
 
 
-def assign(array: Array, node: Instruction) -> None:
+def assign(array: Array, node: Instruction, consumed: tuple[Array, ...] = ()) -> None:
     """Give `array` the value `node` (same shape and dtype), as a NumPy in-place write does:
     the object itself changes, its bases are written through, its views re-read. A view that
-    refuses writes (read-only in NumPy) raises ValueError before anything changes."""
+    refuses writes (read-only in NumPy) raises ValueError before anything changes.
+    `consumed`: arrays the write used up and nothing else holds (track_pending)."""
     if node.shape != array.shape or node.dtype != array.dtype:
         raise AssertionError(f"assign: {node.dtype}{list(node.shape)} into {array.dtype}{list(array.shape)}")
     owner = array
@@ -106,7 +107,7 @@ def assign(array: Array, node: Instruction) -> None:
             for view in live:
                 view._node = view._base.read(written._node)
                 stack.append(view)
-    track_pending(owner)  # a loop of writes (`u[1:-1] = ...`) is bounded as any other
+    track_pending(owner, True, consumed)  # a loop of writes (`u[1:-1] = ...`) is bounded as any other
 
 
 # -- layouts: NumPy's strides for views, on dummies that are never read -----------------------

@@ -21,11 +21,16 @@ from lazyarr.frontend.indexing import (
     getitem,
     ix_,
     put_along_axis,
-    setitem,
     take,
     take_along_axis,
 )
+from lazyarr.frontend.indexing import setitem as setitem_node
 from tests.strategies import ALL_DTYPES, arrays
+
+
+def setitem(array, key, value) -> Array:
+    """`array` with `array[key] = value` applied, as a new array (indexing.setitem gives its node)."""
+    return Array(setitem_node(array, key, value))
 
 small_shapes = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)
 
