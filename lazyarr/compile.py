@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _flags, _profiler
 from .backends import device_of, get_backend, loaded_backends
-from .hlo import Computation, Instruction, Module, make, remake
+from .hlo import Computation, Instruction, Module, bound_buffer, make, remake
 from .hlo import get as get_op
 from .passes.fusion_policy import FusionPolicy
 from .persistent_cache import clear_persistent_cache
@@ -62,17 +62,16 @@ def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scala
     leaf_positions: list[int] = []
     buffers: list = []
     signature: list[tuple] = []
-    # A node is met twice: first it is expanded (pushed back, its operands on top of it, the
-    # leftmost last so it is walked first); when it comes back its operands have positions.
-    expanded: set[Instruction] = set()
+    # A node is met twice: first it is expanded (pushed back under _OPERANDS_DONE, its operands
+    # on top, the leftmost last so it is walked first); when the marker comes back its operands
+    # have positions. (A node cannot be met again while expanded: the graph has no cycles.)
     for root in outputs:
         stack = [root]
         pop, push = stack.pop, stack.append
         while stack:
             node = pop()
-            if node in position:
-                continue
-            if node in expanded:
+            if node is _OPERANDS_DONE:
+                node = pop()
                 # `_identity` stands for `_local` (a small int for plain attributes: the key
                 # hashes and compares at once).
                 operands = node.operands
@@ -82,8 +81,10 @@ def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scala
                     signature.append((node._identity, position[operands[0]]))
                 else:
                     signature.append((node._identity, *[position[operand] for operand in operands]))
+            elif node in position:
+                continue
             else:
-                buffer = bound(node)
+                buffer = node._bound if bound is _BOUND_BUFFER else bound(node)
                 operands = node.operands
                 if buffer is not None:
                     if operands and _recomputed_view(node, buffer, bound):
@@ -96,8 +97,8 @@ def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scala
                 if buffer is None:
                     if not operands and node.op is _PARAMETER:
                         raise ValueError(f"no buffer is bound to {node!r}; it cannot be evaluated")
-                    expanded.add(node)
                     push(node)
+                    push(_OPERANDS_DONE)
                     if len(operands) == 2:  # unrolled: most nodes are binary
                         second, first = operands[1], operands[0]
                         if second not in position:
@@ -116,6 +117,10 @@ def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scala
             nodes.append(node)
     return Linearized(nodes, leaf_positions, buffers, tuple(signature),
                       tuple([position[root] for root in outputs]))
+
+
+_OPERANDS_DONE = object()  # linearize's marker: the node under it has its operands placed
+_BOUND_BUFFER = bound_buffer  # the usual lookup, read inline as the attribute it gets
 
 
 def _recomputed_view(node: Instruction, buffer, bound: BufferLookup) -> bool:
