@@ -6,7 +6,7 @@ scalars and methods of the arrays are as a NumPy user writes them. Nothing here 
 programs.py does that.
 
 Where lazyarr lacks a NumPy feature, the program uses another ordinary NumPy spelling and the
-comment says so (heat: `xp.array(u)` for `u.copy()`).
+comment says so.
 """
 
 from __future__ import annotations
@@ -39,10 +39,9 @@ def heat(xp, initial, steps, diffusivity):
     """Explicit 5-point stencil on the interior; the boundary stays fixed (Dirichlet).
 
     The right-hand side is computed in full before it is written (Jacobi), as NumPy does.
-    `xp.array(initial)` is the copy (the caller's array must not change); NumPy users write
-    `initial.copy()`, which lazyarr's arrays lack.
+    The copy keeps the caller's array unchanged.
     """
-    u = xp.array(initial)
+    u = initial.copy()
     for _ in range(steps):
         u[1:-1, 1:-1] = u[1:-1, 1:-1] + diffusivity * (
             u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * u[1:-1, 1:-1]

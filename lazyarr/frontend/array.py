@@ -373,6 +373,10 @@ class Array:
         return int(self.numpy())
 
     def item(self, *args):
+        """NumPy's `item`: one element as a Python scalar (`x.item(i)`, a loop's fast read)."""
+        buffer = self._node._bound
+        if type(buffer) is np.ndarray:  # evaluated on the host: NumPy reads it (no view made)
+            return buffer.item(*args)
         return self.numpy().item(*args)
 
     def tolist(self):

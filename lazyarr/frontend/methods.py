@@ -11,7 +11,18 @@ import sys
 
 import numpy as np
 
-from . import elementwise, indexing, interop, linalg, manipulation, reductions, searching
+from . import (
+    elementwise,
+    flat_indexing,
+    indexing,
+    indexing_take,
+    interop,
+    linalg,
+    manipulation,
+    partitioning,
+    reductions,
+    searching,
+)
 from .array import Array, deferred_cuts
 from .core import convert
 from .elements import Element
@@ -120,7 +131,29 @@ _METHODS = {
     "take": indexing.take, "nonzero": searching.nonzero, "argsort": searching.argsort,
     "searchsorted": searching.searchsorted, "sort": searching.sort_in_place,
     "clip": elementwise.clip, "round": elementwise.round,
+    "put": flat_indexing.put, "argpartition": partitioning.argpartition,
 }
+
+
+def _fill_method(self, value):
+    """x.fill(value): every element of x becomes `value`, cast as NumPy's assignment casts (in
+    place: every reference sees it, a view writes to its base)."""
+    self[...] = value
+
+
+def _partition_method(self, kth, axis=-1, kind="introselect", order=None):
+    """x.partition(kth): x partitioned in place (NumPy's method returns None; la.partition a copy)."""
+    assign(self, partitioning.partition(self, kth, axis, kind, order)._node)
+
+
+def _compress_method(self, condition, axis=None, out=None):
+    """x.compress(condition, axis): la.compress(condition, x, axis), NumPy's method's argument order."""
+    return indexing_take.compress(condition, self, axis, out)
+
+
+def _tobytes_method(self, order="C"):
+    """x.tobytes(): the value's bytes, as NumPy lays them out (evaluates)."""
+    return self.numpy().tobytes(order)
 
 
 def _copy_method(self, order="C"):
@@ -219,6 +252,10 @@ def _bind_methods():
     Array.__matmul__ = _matmul
     Array.__rmatmul__ = _rmatmul
     Array.explain = _explain
+    Array.fill = _fill_method
+    Array.partition = _partition_method
+    Array.compress = _compress_method
+    Array.tobytes = _tobytes_method
     Array.conj = Array.conjugate = _conjugate_method
     Array.copy = _copy_method
     Array.hlo = _hlo
