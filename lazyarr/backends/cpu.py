@@ -251,8 +251,10 @@ class CpuExecutable:
         module's placeholder sizes, if it has any (see lazyarr/symbolic_sizes.py)."""
         slots = self.blank_slots.copy()  # (a list: native dispatch reads it, llvm/dispatch.py)
         for slot, argument in zip(self.parameter_slots, arguments):
-            # np.asarray, not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
-            slots[slot] = np.asarray(argument, order="C")
+            if type(argument) is not _NDARRAY or not argument.flags.c_contiguous:  # (the usual case: as is)
+                # np.asarray, not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
+                argument = np.asarray(argument, order="C")
+            slots[slot] = argument
         if _profiler._ACTIVE is None:  # one native call per run of kernels
             for step in self.dispatched:
                 if type(step) is NativeRun:
@@ -311,6 +313,9 @@ class CpuExecutable:
         for slot, value in self.constants.items():
             slots[slot] = value
         return slots
+
+
+_NDARRAY = np.ndarray
 
 
 def _run_host_step(step: HostStep, slots, sizes) -> None:
