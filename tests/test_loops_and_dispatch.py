@@ -175,6 +175,78 @@ def test_a_named_operand_of_an_in_place_operator_is_evaluated_with_the_cut(pendi
     np.testing.assert_allclose(np.asarray(w), expected, rtol=0, atol=1e-5)
 
 
+# -- loop cuts against NumPy on random programs of writes, in-place operators and views ---------
+_LENGTH = 12
+
+
+@st.composite
+def _statements(draw):
+    """One statement of a random program over int64 vectors `a` and `b` (exact arithmetic, so
+    any difference from NumPy is a wrong value, not rounding): slice writes of temporaries and
+    of named values, in-place operators with temporary and named operands, rebinding, and
+    writes through views kept for later."""
+    kind = draw(st.sampled_from(["write_temporary", "write_named", "add_temporary", "subtract_named",
+                                 "rebind", "view_write", "view_add"]))
+    low = draw(st.integers(0, _LENGTH - 1))
+    high = draw(st.integers(low + 1, _LENGTH))
+    shift = draw(st.integers(-low, _LENGTH - high))
+    factor = draw(st.integers(-1, 2))
+    return kind, low, high, shift, factor
+
+
+def _run_statement(env: dict, statement) -> None:
+    """Apply one statement to env ({'a', 'b', 'kept'}) as NumPy code does, whichever namespace
+    made the arrays: temporaries die with their statement, named values are kept."""
+    kind, low, high, shift, factor = statement
+    a, b, kept = env["a"], env["b"], env["kept"]
+    if kind == "write_temporary":
+        a[low:high] = a[low:high] * factor + b[low + shift:high + shift]
+    elif kind == "write_named":
+        value = a[low:high] * factor + 1
+        a[low:high] = value
+        kept.append(value)
+    elif kind == "add_temporary":
+        a += b * factor
+    elif kind == "subtract_named":
+        step = b * factor
+        a -= step
+        kept.append(step)
+    elif kind == "rebind":
+        env["b"] = b * factor + a
+    elif kind == "view_write":
+        view = a[low:high]
+        view[...] = view * factor + 1
+        kept.append(view)
+    else:
+        view = b[low:high]
+        view += factor
+        kept.append(view)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_statements(), min_size=1, max_size=40), st.integers(3, 24))
+def test_loop_cuts_give_numpy_values_on_random_programs(statements, depth):
+    # Cuts at every few ops, at writes (leaving out values the statement used up) and in the
+    # middle of expressions: whatever was cut, every kept array reads what NumPy's does.
+    from lazyarr import _flags
+
+    previous = _flags.FLAGS.max_pending_depth
+    _flags.with_overrides(max_pending_depth=depth)
+    try:
+        start = np.arange(2 * _LENGTH, dtype=np.int64).reshape(2, _LENGTH) - 5
+        expected = {"a": start[0].copy(), "b": start[1].copy(), "kept": []}
+        got = {"a": la.asarray(start[0]), "b": la.asarray(start[1]), "kept": []}
+        for statement in statements:
+            _run_statement(expected, statement)
+            _run_statement(got, statement)
+        for name in ("a", "b"):
+            np.testing.assert_array_equal(np.asarray(got[name]), expected[name], err_msg=name)
+        for index, (value, want) in enumerate(zip(got["kept"], expected["kept"])):
+            np.testing.assert_array_equal(np.asarray(value), want, err_msg=f"kept[{index}]")
+    finally:
+        _flags.with_overrides(max_pending_depth=previous)
+
+
 def test_no_evaluation_inside_jit_traces(pending_depth):
     pending_depth(8)
 
