@@ -27,7 +27,7 @@ from .array import Array, deferred_cuts
 from .core import convert
 from .elements import Element
 from .indexing_key import format_shape
-from .views import assign
+from .views import assign, strided
 
 # dunder -> (elementwise function name, reflected?)
 _BINARY_OPERATORS = {
@@ -136,14 +136,20 @@ _METHODS = {
 
 
 def _fill_method(self, value):
-    """x.fill(value): every element of x becomes `value`, cast as NumPy's assignment casts (in
-    place: every reference sees it, a view writes to its base)."""
+    """x.fill(value): every element of x becomes the scalar `value`, cast as NumPy's assignment
+    casts (in place: every reference sees it, a view writes to its base)."""
+    if (value.ndim if isinstance(value, Array) else np.ndim(value)) != 0:
+        raise ValueError("setting an array element with a sequence.")  # NumPy's fill takes scalars only
     self[...] = value
 
 
 def _partition_method(self, kth, axis=-1, kind="introselect", order=None):
     """x.partition(kth): x partitioned in place (NumPy's method returns None; la.partition a copy)."""
-    assign(self, partitioning.partition(self, kth, axis, kind, order)._node)
+    if axis is None:  # NumPy's method: an axis, never the flattened array
+        raise TypeError("'NoneType' object cannot be interpreted as an integer")
+    with deferred_cuts():
+        result = partitioning.partition(self, kth, axis, kind, order)
+    assign(self, result._node, (result,))
 
 
 def _compress_method(self, condition, axis=None, out=None):
@@ -152,7 +158,11 @@ def _compress_method(self, condition, axis=None, out=None):
 
 
 def _tobytes_method(self, order="C"):
-    """x.tobytes(): the value's bytes, as NumPy lays them out (evaluates)."""
+    """x.tobytes(): the value's bytes, as NumPy lays them out (evaluates). order='A' is 'F' where
+    NumPy's array would be Fortran- and not C-contiguous (a transposed view: views.strided)."""
+    if order == "A":
+        layout = strided(self)
+        order = "F" if layout is not None and layout.flags.f_contiguous and not layout.flags.c_contiguous else "C"
     return self.numpy().tobytes(order)
 
 

@@ -19,7 +19,7 @@ from ..hlo import constant, make
 from ..hlo.ops.custom import custom_call_outputs
 from ..shapes import normalize_axis
 from . import elementwise
-from .array import Array
+from .array import Array, deferred_cuts
 from .core import as_array, broadcast_to, convert, from_numpy, wrap
 from .views import assign
 
@@ -131,7 +131,11 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False)
 
 def sort_in_place(array: Array, axis=-1, kind=None, order=None, *, stable=None) -> None:
     """`array.sort()`: sorts in place, as NumPy does (views see it; a view sorts in its base)."""
-    assign(array, sort(array, axis, kind, order, stable=stable)._node)
+    if axis is None:  # NumPy's method: an axis, never the flattened array
+        raise TypeError("'NoneType' object cannot be interpreted as an integer")
+    with deferred_cuts():  # a loop cut waits for the write (array.track_pending)
+        result = sort(array, axis, kind, order, stable=stable)
+    assign(array, result._node, (result,))
 
 
 # -- searchsorted -------------------------------------------------------------------------

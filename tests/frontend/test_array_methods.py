@@ -47,13 +47,26 @@ def test_fill_matches_numpy_and_writes_through_views(values, data):
         warnings.simplefilter("ignore")
         assert array.fill(value) is None
     assert_identical(np.asarray(alias), expected)
-    if values.ndim and values.shape[0]:  # a view's fill reaches its base: `A[0].fill(v)` changes row 0 of A
+    if values.ndim and values.shape[0]:  # a view's fill reaches its base: `A[:1].fill(v)` changes row 0 of A
         base, numpy_base = la.asarray(values), values.copy()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            base[0].fill(value)
-            numpy_base[0].fill(value)
+            base[:1].fill(value)
+            numpy_base[:1].fill(value)
         assert_identical(np.asarray(base), numpy_base)
+
+
+def test_fill_takes_scalars_only_and_partition_an_axis():
+    array = la.zeros((3, 2))
+    for value in ([1.0], np.array([5.0]), la.asarray(np.array([1.0, 2.0]))):
+        with pytest.raises(ValueError, match="sequence"):
+            array.fill(value)
+    array.fill(np.array(5.0))  # a 0-d array is a scalar, as in NumPy
+    array.fill(la.asarray(2.0))
+    assert_identical(np.asarray(array), np.full((3, 2), 2.0))
+    for method in (array.partition, lambda kth, axis: array.sort(axis=axis)):
+        with pytest.raises(TypeError):
+            method(1, axis=None)
 
 
 @given(st.sampled_from(REAL_DTYPES).flatmap(lambda dtype: arrays(dtype, VECTORS_AND_UP)), st.data())
@@ -108,5 +121,6 @@ def test_put_method_and_item_read_as_numpy(values, data):
 
 @given(st.sampled_from(ALL_DTYPES).flatmap(arrays))
 def test_tobytes_matches_numpy(values):
-    assert la.asarray(values).tobytes() == values.tobytes()
-    assert la.asarray(values).T.tobytes() == values.T.tobytes()
+    for order in ("C", "F", "A"):  # 'A': Fortran order where NumPy's array is Fortran-contiguous (a .T)
+        assert la.asarray(values).tobytes(order) == values.tobytes(order)
+        assert la.asarray(values).T.tobytes(order) == values.T.tobytes(order)
