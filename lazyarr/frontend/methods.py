@@ -231,7 +231,9 @@ def _temporary_references(probe) -> int:
     caller's evaluation stack, the parameter, getrefcount's argument; interpreters differ, so
     measured): 0, so that nothing counts as temporary, where a named operand does not count
     exactly one more or reference counts are not exact (free-threaded builds). A misjudged
-    operand costs work, never a wrong result: a consumed array read later is computed again."""
+    operand costs work, never a wrong result: a consumed array read later is computed again (a
+    named operand of a dunder called by hand, `u.__setitem__(k, v)`, is one: the frame then holds
+    the caller's reference instead of the evaluation stack)."""
     if not getattr(sys, "_is_gil_enabled", lambda: True)():
         return 0
     temporary, named = probe()
