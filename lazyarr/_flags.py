@@ -23,7 +23,7 @@ class Flags:
     verify: bool = False                 # run the verifier between passes
     explain_cache_misses: bool = False   # log why a compile-cache lookup missed
     specialize_sizes: bool = False       # compile per shape instead of reading sizes at run time
-    max_pending_depth: int = 128         # evaluate pending work when a chain of recorded ops gets this long; 0: never
+    max_pending_depth: int = 256         # evaluate pending work when a chain of recorded ops gets this long; 0: never
     persistent_cache: bool = True        # keep compiled kernels on disk (LAZYARR_CACHE_DIR) for later processes
     compile_workers: int = -1            # helper processes compiling kernels beside this one; -1: cores - 1 (1 to 4)
 
