@@ -138,3 +138,13 @@ def test_gemm_kernels_are_never_split_over_threads(thread_pool_kernels, monkeypa
     for _ in range(3):  # a race shows on some runs only
         got = np.asarray(la.asarray(left) @ la.asarray(right))
         np.testing.assert_allclose(got, left @ right, rtol=_TOLERANCE[np.float64], atol=1e-12)
+
+
+def test_explain_says_a_dot_is_a_gemm_kernel_of_its_own():
+    # The fusion decision after a native dot names what it is (it ran on the host once, and
+    # the reason still said so).
+    x = la.asarray(np.ones((4, 3), np.float32))
+    w = la.asarray(np.ones((3, 5), np.float32))
+    report = la.explain(la.maximum(x @ w + 1, 0))
+    reasons = " ".join(str(decision) for _, _, decision in report.fusion_decisions)
+    assert "a BLAS gemm kernel of its own" in reasons and "runs on the host" not in reasons

@@ -20,6 +20,7 @@ import llvmlite.ir as ir
 
 from ... import dtypes
 from ...shapes import is_symbolic_size, placeholder_index
+from .blas import native_dot_refusal
 from .complex_ops import COMPLEX_OPS, complex_constant, complex_type, convert_complex, select_value, touches_complex
 from .loops import INDEX, at_entry, index_constant
 from .scalar_ops import BINARY
@@ -474,6 +475,8 @@ def emit_refusal(instruction) -> str | None:
         return None
     if opcode == "cumulative" and instruction.dtype == dtypes.float16:
         return "a cumulative on float16, which runs on the host (NumPy rounds each running value to half)"
+    if opcode == "dot" and native_dot_refusal(instruction) is None:
+        return "a dot, a BLAS gemm kernel of its own (its elementwise consumers are the next kernel)"
     if opcode not in EMITTABLE and opcode not in ("reduce", "cumulative", "argmax", "argmin"):
         return f"a {opcode}, which has no code generator yet (runs on the host)"
     return None
