@@ -39,7 +39,7 @@ from ..shapes import is_contiguous_block, is_symbolic_size, resolve_shape
 from . import host_buffers
 from .host_buffers import kernel_output as _output
 from .kernel_sizes import canonical_sizes
-from .llvm import dispatch, threads
+from .llvm import dispatch, threads, vector_math
 from .llvm.blas import gemm, is_native_dot, native_dot_refusal
 from .llvm.compile_workers import compile_objects, default_worker_count
 from .llvm.elemental import COMPILED_DTYPES, emit_refusal  # noqa: F401 (tests read COMPILED_DTYPES here)
@@ -515,7 +515,8 @@ def _code_version() -> str:
 
     blas = gemm()
     return code_version(
-        f"{cpu_features_key()}|{llvmlite.__version__}|{llvm.llvm_version_info}|{blas.abi if blas else 'no blas'}",
+        f"{cpu_features_key()}|{llvmlite.__version__}|{llvm.llvm_version_info}|{blas.abi if blas else 'no blas'}"
+        f"|{vector_math.abi()}",
         sorted(Path(__file__).parent.joinpath("llvm").glob("*.py")) + [
             Path(__file__), Path(__file__).parent / "kernel_sizes.py"])
 

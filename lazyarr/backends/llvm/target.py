@@ -24,6 +24,7 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
 from ... import _profiler
+from . import vector_math
 
 _INITIALIZE_LOCK = threading.Lock()
 
@@ -46,15 +47,18 @@ _initialized = {"native": False, "all": False}
 
 
 def initialize_native() -> None:
-    """Register the host target, its assembly printer and parser with LLVM (idempotent)."""
+    """Register the host target, its assembly printer and parser with LLVM (idempotent), and
+    libmvec's functions with the JIT linker (vector_math.py)."""
     with _INITIALIZE_LOCK:
-        if not _initialized["native"]:
-            llvm.initialize_native_target()
-            llvm.initialize_native_asmprinter()
-            llvm.initialize_native_asmparser()
-            for option in _LLVM_OPTIONS:
-                llvm.set_option("lazyarr", option)
-            _initialized["native"] = True
+        if _initialized["native"]:
+            return
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        llvm.initialize_native_asmparser()
+        for option in _LLVM_OPTIONS:
+            llvm.set_option("lazyarr", option)
+        _initialized["native"] = True
+    vector_math.bind_symbols()  # (outside the lock: it asks for the host's features, which initialize)
 
 
 def _initialize_all() -> None:
@@ -207,6 +211,7 @@ def compile_object(source: str | ir.Module, speed_level: int = 3) -> bytes:
         module = parse_module(source)
         machine = host_target_machine()
         optimize(module, machine, speed_level)
+        vector_math.use_vector_library(module)
         with _profiler.span("machine code", "codegen"):
             return machine.emit_object(module)
 
@@ -251,6 +256,7 @@ class JitEngine:
                 raise ValueError(f"JitEngine.add_module: functions already defined: {', '.join(duplicates)}")
             if optimize_module:
                 optimize(module, self.target_machine, speed_level)
+                vector_math.use_vector_library(module)
             else:
                 module.triple = self.target_machine.triple
                 module.data_layout = str(self.target_machine.target_data)
