@@ -27,7 +27,7 @@ from .array import Array, deferred_cuts
 from .core import convert
 from .elements import Element
 from .indexing_key import format_shape
-from .views import assign, strided
+from .views import assign, assign_result, strided
 
 # dunder -> (elementwise function name, reflected?)
 _BINARY_OPERATORS = {
@@ -147,9 +147,7 @@ def _partition_method(self, kth, axis=-1, kind="introselect", order=None):
     """x.partition(kth): x partitioned in place (NumPy's method returns None; la.partition a copy)."""
     if axis is None:  # NumPy's method: an axis, never the flattened array
         raise TypeError("'NoneType' object cannot be interpreted as an integer")
-    with deferred_cuts():
-        result = partitioning.partition(self, kth, axis, kind, order)
-    assign(self, result._node, (result,))
+    assign_result(self, lambda: partitioning.partition(self, kth, axis, kind, order))
 
 
 def _compress_method(self, condition, axis=None, out=None):

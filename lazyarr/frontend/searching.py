@@ -19,9 +19,9 @@ from ..hlo import constant, make
 from ..hlo.ops.custom import custom_call_outputs
 from ..shapes import normalize_axis
 from . import elementwise
-from .array import Array, deferred_cuts
+from .array import Array
 from .core import as_array, broadcast_to, convert, from_numpy, wrap
-from .views import assign
+from .views import assign_result
 
 __all__ = [
     "argsort", "argwhere", "flatnonzero", "isin", "nonzero", "searchsorted", "sort", "unique",
@@ -133,9 +133,7 @@ def sort_in_place(array: Array, axis=-1, kind=None, order=None, *, stable=None) 
     """`array.sort()`: sorts in place, as NumPy does (views see it; a view sorts in its base)."""
     if axis is None:  # NumPy's method: an axis, never the flattened array
         raise TypeError("'NoneType' object cannot be interpreted as an integer")
-    with deferred_cuts():  # a loop cut waits for the write (array.track_pending)
-        result = sort(array, axis, kind, order, stable=stable)
-    assign(array, result._node, (result,))
+    assign_result(array, lambda: sort(array, axis, kind, order, stable=stable))
 
 
 # -- searchsorted -------------------------------------------------------------------------

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..hlo import Instruction
-from .array import Array, track_pending
+from .array import Array, deferred_cuts, track_pending
 
 Read = Callable[[Instruction], Instruction]
 Write = Callable[[Instruction, Instruction], Instruction]
@@ -108,6 +108,14 @@ def assign(array: Array, node: Instruction, consumed: tuple[Array, ...] = ()) ->
                 view._node = view._base.read(written._node)
                 stack.append(view)
     track_pending(owner, True, consumed)  # a loop of writes (`u[1:-1] = ...`) is bounded as any other
+
+
+def assign_result(array: Array, compute: Callable[[], Array]) -> None:
+    """`array` becomes `compute()`'s value in place (a sort, a partition), as `assign` gives it;
+    a loop cut waits for the write and leaves the result out (it is the array's new value)."""
+    with deferred_cuts():
+        result = compute()
+    assign(array, result._node, (result,))
 
 
 # -- layouts: NumPy's strides for views, on dummies that are never read -----------------------

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from . import vector_math
 from .math_common import call_per_lane, declare_libm, intrinsic
 from .math_exp_log import (
     emit_exp,
@@ -52,14 +51,9 @@ def emit_libm(builder: ir.IRBuilder, names: dict[str, str], *operands: ir.Value)
     """Call the C library function for the operands' dtype (names: {'float32': 'tanf', ...}).
 
     Vector operands are split into lanes, one call each. The call keeps loops scalar, except
-    where libmvec has a vector version: then it is declared as touching no memory, so that
-    LLVM vectorizes it (vector_math.py).
+    where libmvec has a vector version (declare_libm, vector_math.py).
     """
-    function = declare_libm(builder, names, operands)
-    if vector_math.vectorizable(function.name) and "readnone" not in function.attributes:
-        function.attributes.add("readnone")
-        function.attributes.add("nounwind")
-    return call_per_lane(builder, function, *operands)
+    return call_per_lane(builder, declare_libm(builder, names, operands), *operands)
 
 
 def emit_sqrt(builder: ir.IRBuilder, x: ir.Value) -> ir.Value:

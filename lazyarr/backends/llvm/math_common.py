@@ -12,6 +12,8 @@ import struct
 
 import llvmlite.ir as ir
 
+from . import vector_math
+
 FLOAT32 = ir.FloatType()
 FLOAT64 = ir.DoubleType()
 
@@ -181,8 +183,14 @@ def call_per_lane(builder, function: ir.Function, *operands):
 
 
 def declare_libm(builder, names: dict[str, str], operands) -> ir.Function:
-    """The C math library's scalar function for the operands' dtype, e.g. {'float32': 'tanf'}."""
+    """The C math library's scalar function for the operands' dtype, e.g. {'float32': 'tanf'};
+    declared as touching no memory where libmvec has a vector version of it, so that LLVM
+    vectorizes its calls (vector_math.py)."""
     kind = kind_of(operands[0])
     if kind.dtype not in names:
         raise TypeError(f"no C library function for {kind.dtype} among {names}")
-    return declare(builder.module, names[kind.dtype], kind.element, [kind.element] * len(operands))
+    function = declare(builder.module, names[kind.dtype], kind.element, [kind.element] * len(operands))
+    if vector_math.vectorizable(function.name) and "readnone" not in function.attributes:
+        function.attributes.add("readnone")
+        function.attributes.add("nounwind")
+    return function
