@@ -407,7 +407,9 @@ _SCALAR_OPERANDS: dict[tuple, Instruction] = {}
 def _remember_direct(name, ufunc, operands, nodes, result) -> None:
     """Enter in _DIRECT how `apply` just built `result`, when it was one node of the operands'
     nodes: an array as it is or broadcast, a Python int or float as its constant."""
-    if ufunc is np.power or result.operands != tuple(nodes) or len(_DIRECT) >= 4096:
+    # An integer power checks its exponent's sign at every call (apply): not a direct path.
+    if (ufunc is np.power and not dtypes.is_inexact(result.dtype)) or result.operands != tuple(nodes) \
+            or len(_DIRECT) >= 4096:
         return
     if len(operands) == 1:
         if type(operands[0]) is Array and operands[0]._node is nodes[0]:

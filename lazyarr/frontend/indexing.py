@@ -155,6 +155,11 @@ def _host_mask_selection(array: Array, mask: Array) -> Array | None:
     values = evaluated_mask(mask)
     if type(values) is not np.ndarray or values.shape != buffer.shape[:values.ndim]:
         return None  # the general path raises NumPy's error (or handles a length-0 mask axis)
+    # The same elements in the same order as `buffer[values]`; np.compress is ~3x faster.
+    if values.ndim == 1:
+        return Array(leaf_for(np.compress(values, buffer, axis=0)))
+    if values.ndim == buffer.ndim:
+        return Array(leaf_for(np.compress(values.ravel(), buffer)))
     return Array(leaf_for(buffer[values]))
 
 

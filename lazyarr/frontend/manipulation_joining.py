@@ -12,6 +12,7 @@ import operator
 
 from .. import dtypes
 from ..hlo import make
+from ..hlo.template import Templates
 from ..shapes import normalize_axis
 from .array import Array
 from .core import as_array, convert, wrap
@@ -111,7 +112,21 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind") -> Array
     """
     if out is not None:
         raise TypeError("stack: out= is not supported (lazy arrays are immutable); use the result")
-    items = [as_array(item, where="stack") for item in _sequence_items(arrays, "stack")]
+    if type(arrays) in (list, tuple) and dtype is None and casting == "same_kind" and type(axis) is int:
+        nodes = [item._node for item in arrays if type(item) is Array]
+        if nodes and len(nodes) == len(arrays):
+            # Lazy arrays alone (a loop stacking new values every step, k-means' centres): the
+            # graph of the first such call, replayed (hlo/template.py) without the checks.
+            key = (axis, *[(node.shape, node.dtype) for node in nodes])
+            return Array(_STACKS.build(key, lambda *parameters: _stack(list(map(Array, parameters)), axis)._node,
+                                       *nodes))
+    return _stack([as_array(item, where="stack") for item in _sequence_items(arrays, "stack")], axis, dtype, casting)
+
+
+_STACKS = Templates()
+
+
+def _stack(items: list[Array], axis, dtype=None, casting="same_kind") -> Array:
     if not items:
         raise ValueError("stack: need at least one array to stack")
     if any(item.shape != items[0].shape for item in items):

@@ -75,3 +75,17 @@ def test_a_mask_over_pending_work_is_still_evaluated_by_the_compiler():
     mask = (data * 2) > 9  # the product is pending: the mask is no comparison of buffers
     assert_identical(np.asarray(data[mask]), values[(values * 2) > 9])
     assert mask.is_evaluated
+
+
+@given(data=st.data(), dtype=st.sampled_from(ALL_DTYPES), shape=hnp.array_shapes(min_dims=1, max_dims=3, max_side=5))
+def test_a_mask_over_leading_axes_selects_numpys_elements(data, dtype, shape):
+    """`x[mask]` with a mask over the first one, some or all axes of an evaluated array (the
+    selection runs as np.compress where NumPy's result is the same): NumPy's elements, order,
+    shape and dtype."""
+    values = data.draw(arrays(np.dtype(dtype), shape=st.just(shape)))
+    leading = data.draw(st.integers(1, len(shape)))
+    mask = data.draw(hnp.arrays(np.bool_, shape[:leading]))
+    lazy = la.asarray(values).eval()
+    assert_identical(np.asarray(lazy[la.asarray(mask).eval()]), values[mask])
+    labels = la.asarray(mask.astype(np.int8)).eval()  # a comparison NumPy evaluates (host path)
+    assert_identical(np.asarray(lazy[labels == 1]), values[mask])

@@ -193,3 +193,56 @@ def test_a_graph_reading_another_array_is_not_a_template():
     assert template.record(lambda node: make("add", [node, other._node]), (x._node,)) is None
     recorded = template.record(lambda node: make("negate", [make("exp", [node])]), (x._node,))
     assert recorded(x._node) is make("negate", [make("exp", [x._node])])
+
+
+@given(data=st.data(), dtypes=st.lists(st.sampled_from(_DTYPES), min_size=1, max_size=4),
+       shape=st.sampled_from([(), (3,), (2, 3), (0, 2)]), axis=st.integers(-4, 3), as_tuple=st.booleans())
+def test_templated_stack_makes_the_general_paths_nodes(data, dtypes, shape, axis, as_tuple):
+    """`stack` of lazy arrays replays its first call's graph: the same node as the general
+    path (a list holding a NumPy array takes it), NumPy's values, dtype and errors every time."""
+    values = [data.draw(arrays(dtype, shape=st.just(shape))) for dtype in dtypes]
+    if data.draw(st.booleans()) and len(values) > 1:  # a mismatched shape: ValueError both times
+        values[-1] = values[-1].reshape(-1) if len(shape) > 1 else np.zeros(shape + (2,), values[-1].dtype)
+    try:
+        expected = np.stack(values, axis=axis)
+    except (ValueError, TypeError) as error:
+        lazy = [la.asarray(value) for value in values]
+        for _ in range(2):
+            with pytest.raises(type(error)):
+                la.stack(tuple(lazy) if as_tuple else lazy, axis=axis)
+        return
+    lazy = [la.asarray(value) for value in values]
+    first = la.stack(tuple(lazy) if as_tuple else lazy, axis=axis)  # records the template
+    second = la.stack(lazy, axis=axis)  # replays it
+    general = la.stack([*lazy[:-1], values[-1]], axis=axis)  # a NumPy operand: the general path
+    assert first._node is second._node
+    actual = np.asarray(second)
+    assert actual.dtype == expected.dtype
+    np.testing.assert_array_equal(actual, expected)
+    np.testing.assert_array_equal(np.asarray(general), expected)
+
+
+@given(data=st.data(), dtype=st.sampled_from([np.dtype("float32"), np.dtype("float64"), np.dtype("complex64")]),
+       exponent=st.one_of(st.sampled_from([2, 3, -1, 0, 0.5, -0.5, 2.0, np.nan, np.inf]), st.floats(-4, 4)))
+def test_float_powers_repeat_like_numpy(data, dtype, exponent):
+    """`x ** p` of a float array takes the memoized path (integer powers do not: they check the
+    exponent's sign every call); both calls are one node with NumPy's values."""
+    value = data.draw(arrays(dtype, shape=st.sampled_from([(), (3,), (2, 3)])))
+    with np.errstate(all="ignore"):
+        expected = value ** exponent
+    lazy = la.asarray(value)
+    first, second = lazy ** exponent, lazy ** exponent
+    assert first._node is second._node
+    actual = np.asarray(second)
+    assert actual.dtype == expected.dtype
+    # Compiled pow against NumPy's (both libm-quality, and x**2 may become x*x): a few ULPs.
+    np.testing.assert_allclose(actual, expected, rtol=2e-6 if dtype != np.float64 else 1e-13, equal_nan=True)
+
+
+def test_integer_power_refuses_a_negative_exponent_after_a_memoized_call():
+    x = la.asarray(np.arange(1, 4, dtype=np.int32))
+    np.testing.assert_array_equal(np.asarray(x ** 2), np.arange(1, 4, dtype=np.int32) ** 2)
+    np.testing.assert_array_equal(np.asarray(x ** 2), np.arange(1, 4, dtype=np.int32) ** 2)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="negative integer powers"):
+            x ** -1  # noqa: B018
