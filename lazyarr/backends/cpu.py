@@ -553,6 +553,7 @@ def _compile_kernels(new: dict[tuple, tuple]) -> tuple[dict[tuple, CompiledKerne
             llvm_module.triple = host_target_machine().triple
             with _profiler.span("build IR", "codegen", name):
                 KernelBuilder(llvm_module, cpu_math).add(name, computation, partial_blocks)
+                vector_math.add_vector_variants(llvm_module)
             texts[fingerprint] = str(llvm_module)
         else:
             codes[fingerprint] = code

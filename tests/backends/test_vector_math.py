@@ -1,11 +1,12 @@
 """C-library math functions through glibc's libmvec (backends/llvm/vector_math.py).
 
-Where libmvec is found, a kernel computing tan, arcsin, arccos, arctan, sinh, cosh, arctan2 or
-power calls libmvec's vector functions instead of one scalar call per element. Checked: the
-compiled kernel calls them; results on random inputs of many lengths (the 16-wide wrapper, the
-8- and 4-wide functions and the scalar remainder all run) are within the 4 ULP that C-library
-functions are held to (test_llvm_math.py) of the correctly rounded result, for float32 and
-float64; special values give NumPy's results; the wrappers' IR is valid where libmvec is not.
+Where libmvec is found, a kernel computing tan, arcsin, arccos, arctan, sinh, cosh, arcsinh,
+arccosh, arctanh, cbrt, erf, arctan2, hypot or power calls libmvec's vector functions instead
+of one scalar call per element. Checked: the compiled kernel calls them; results on random
+inputs of many lengths (the 8- and 4-wide functions and the scalar remainder all run) are
+within the 4 ULP that C-library functions are held to (test_llvm_math.py) of the correctly
+rounded result, for float32 and float64; special values give NumPy's results; a module
+without libmvec's attribute is left as it was.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ FUNCTIONS = {
     "cosh": (la.cosh, np.cosh, [(-80.0, 80.0)]),
     "arctan2": (la.arctan2, np.arctan2, [(-10.0, 10.0), (-10.0, 10.0)]),
     "power": (la.power, np.power, [(0.0, 10.0), (-5.0, 5.0)]),
+    "arcsinh": (la.arcsinh, np.arcsinh, [(-1e4, 1e4)]),
+    "arccosh": (la.arccosh, np.arccosh, [(1.0, 1e4)]),
+    "arctanh": (la.arctanh, np.arctanh, [(-1.0, 1.0)]),
+    "cbrt": (la.cbrt, np.cbrt, [(-1e6, 1e6)]),
+    "hypot": (la.hypot, np.hypot, [(-1e3, 1e3), (-1e3, 1e3)]),
 }
 ULP_TOLERANCE = 4  # C-library functions' bound in test_llvm_math.py; libmvec measured <= 3.2 here
 
@@ -46,14 +52,20 @@ def _ulps(got: np.ndarray, reference: np.ndarray, dtype) -> np.ndarray:
 
 
 @needs_libmvec
-def test_a_kernel_of_arctan_calls_libmvec():
+@pytest.mark.parametrize("function, symbols", [
+    (la.arctan, ["_ZGVdN8v_atanf"]), (la.cbrt, ["_ZGVdN8v_cbrtf"]), (la.hypot, ["_ZGVdN8vv_hypotf"]),
+    (lambda x: x ** 0.7, ["_ZGVdN8vv_powf"]),  # a scalar exponent, lifted to a parameter
+])
+def test_a_kernel_of_a_library_function_calls_libmvec(function, symbols, monkeypatch):
+    monkeypatch.setenv("LAZYARR_FLAGS", "--persistent_cache=false")  # the IR is kept only when compiled
     la.clear_cache()
-    x = la.asarray(np.linspace(-1, 1, 1000, dtype=np.float32))
-    report = la.explain(la.arctan(x))
+    x = la.asarray(np.linspace(0.5, 1, 1000, dtype=np.float32))
+    arguments = (x, x) if function is la.hypot else (x,)
+    report = la.explain(function(*arguments))
     module = parse_module(report.llvm_ir)
     optimize(module, host_target_machine())
-    vector_math.use_vector_library(module)
-    assert "_ZGVdN8v_atanf" in str(module)
+    for symbol in symbols:
+        assert f"call <8 x float> @{symbol}(" in str(module)
 
 
 @needs_libmvec
@@ -91,14 +103,32 @@ def test_libmvec_special_values_match_numpy(name, dtype):
     assert (_ulps(got, expected.astype(WIDE), dtype)[~special] <= ULP_TOLERANCE).all()
 
 
-@pytest.mark.parametrize("element, lanes, arity", [("f32", 16, 1), ("f64", 8, 2), ("f32", 8, 2)])
-def test_wrappers_and_intrinsic_names_parse(element, lanes, arity):
-    # Runs without libmvec too: the wrapper of twice libmvec's width is valid IR.
+def test_a_module_without_vectorizable_declarations_is_left_as_it_was():
+    # Runs without libmvec too: only declarations marked vectorizable get variants.
+    import llvmlite.ir as ir
+
+    module = ir.Module("plain")
+    float_type = ir.FloatType()
+    ir.Function(module, ir.FunctionType(float_type, [float_type]), name="nextafterf")
+    before = str(module)
+    vector_math.add_vector_variants(module)
+    assert str(module) == before
+
+
+@needs_libmvec
+def test_variants_are_declared_kept_and_named_for_a_vectorizable_declaration():
+    import llvmlite.ir as ir
+
     initialize_native()
-    half = lanes // 2
-    symbol = vector_math._symbol("atan" if arity == 1 else "atan2", element, half, arity)
-    text = vector_math._wrapper_ir("wrapper", symbol, element, lanes, arity)
-    llvm.parse_assembly(text).verify()
-    name = "atan" if arity == 1 else "atan2"
-    assert vector_math._parse_intrinsic(f"llvm.{name}.v{lanes}{element}") == (name, element, lanes, arity)
-    assert vector_math._parse_intrinsic("llvm.exp.v8f32") is None
+    module = ir.Module("with_cbrt")
+    double = ir.DoubleType()
+    function = ir.Function(module, ir.FunctionType(double, [double]), name="cbrt")
+    function.attributes.add("readnone")
+    vector_math.add_vector_variants(module)
+    text = str(module)
+    assert '"vector-function-abi-variant"="_ZGVdN4v_cbrt(_ZGVdN4v_cbrt),_ZGVbN2v_cbrt(_ZGVbN2v_cbrt)"' in text
+    used = next(line for line in text.splitlines() if "llvm.compiler.used" in line)
+    assert "appending global [2 x ptr]" in used and "_ZGVdN4v_cbrt" in used and "_ZGVbN2v_cbrt" in used
+    parsed = llvm.parse_assembly(text)
+    parsed.verify()
+    assert {function.name for function in parsed.functions} == {"cbrt", "_ZGVdN4v_cbrt", "_ZGVbN2v_cbrt"}

@@ -211,7 +211,6 @@ def compile_object(source: str | ir.Module, speed_level: int = 3) -> bytes:
         module = parse_module(source)
         machine = host_target_machine()
         optimize(module, machine, speed_level)
-        vector_math.use_vector_library(module)
         with _profiler.span("machine code", "codegen"):
             return machine.emit_object(module)
 
@@ -256,7 +255,6 @@ class JitEngine:
                 raise ValueError(f"JitEngine.add_module: functions already defined: {', '.join(duplicates)}")
             if optimize_module:
                 optimize(module, self.target_machine, speed_level)
-                vector_math.use_vector_library(module)
             else:
                 module.triple = self.target_machine.triple
                 module.data_layout = str(self.target_machine.target_data)
