@@ -162,7 +162,9 @@ def _lifted_scalar(node: Instruction) -> np.ndarray | None:
     value = node.attr("literal").array
     scalar = value.item()
     try:
-        if scalar in _SPECIALIZED_SCALARS and not (type(scalar) is float and math.copysign(1.0, scalar) < 0):
+        # (-0.0 equals 0 but is not a zero that simplification may drop: it stays a parameter.)
+        if scalar in _SPECIALIZED_SCALARS and not (scalar == 0 and type(scalar) is float
+                                                   and math.copysign(1.0, scalar) < 0):
             return None
     except TypeError:
         pass

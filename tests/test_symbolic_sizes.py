@@ -212,3 +212,25 @@ def test_slice_pad_concatenate_on_a_fixed_axis_compile_once_across_rows(rows, co
         assert la.cache_info().misses == 1
     finally:
         la.set_backend(previous)
+
+
+@pytest.mark.parametrize("features", [4, 8])
+def test_a_run_keeps_one_set_of_scratch_buffers_when_only_other_sizes_change(cpu, monkeypatch, features):
+    """k-means' update at new counts: the run's temporaries (per-centre sums, shape (features,))
+    do not depend on the counts, so their kept buffers are made once, not at every new count
+    (8 features: a placeholder size of their own, the same at every call). Values stay NumPy's."""
+    from lazyarr.backends import cpu as cpu_backend
+
+    made = []
+    original = cpu_backend._scratch_buffers
+    monkeypatch.setattr(cpu_backend, "_scratch_buffers", lambda *args: made.append(args[2]) or original(*args))
+    rng = np.random.default_rng(5)
+    points = rng.standard_normal((3000, features)).astype(np.float32)
+    lazy = la.asarray(points)
+    for threshold in (0.0, 0.2, -0.3, 0.1, 0.05):
+        masks = [points[:, axis] > threshold for axis in range(3)]
+        result = la.stack([lazy[la.asarray(mask)].mean(axis=0) * 2 + 1 for mask in masks])
+        expected = np.stack([points[mask].mean(axis=0) * 2 + 1 for mask in masks])
+        # float32 means of ~1000-2000 terms in another order (float64 divide as NumPy): a few ULP
+        np.testing.assert_allclose(np.asarray(result), expected, rtol=1e-5, atol=1e-5)
+    assert len(made) <= 1 and len(set(made)) <= 1, made

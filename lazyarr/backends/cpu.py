@@ -35,7 +35,7 @@ from ..hlo.text import print_computation
 from ..passes.default import default_pipeline
 from ..passes.fusion import FusionDecision, FusionPolicy
 from ..persistent_cache import code_version, disk_cache
-from ..shapes import is_contiguous_block, is_symbolic_size, resolve_shape
+from ..shapes import is_contiguous_block, is_symbolic_size, placeholder_index, resolve_shape
 from . import host_buffers
 from .host_buffers import kernel_output as _output
 from .kernel_sizes import canonical_sizes
@@ -163,18 +163,18 @@ class NativeRun:
     sized: dict = field(default_factory=dict)
     # Slots only this run reads (`native_runs`): their buffers are kept for the next run.
     internal: frozenset = frozenset()
-    scratch: dict = field(default_factory=dict)  # real sizes (or () : see scratch_sized) -> {slot: buffer}
+    scratch: dict = field(default_factory=dict)  # real sizes of scratch_sizes -> {slot: buffer}
     scratch_lock: threading.Lock = field(default_factory=threading.Lock)
-    # Whether a kept buffer's shape has a placeholder size: only then do the kept buffers
-    # depend on the real sizes. A run whose sizes change every call (k-means: the count of
-    # each mask) but whose temporaries do not keeps one set, not one per call.
-    scratch_sized: bool = False
+    # The placeholders (their positions in the size vector) in the shapes of the buffers it
+    # keeps: only their real values change those buffers. A run whose other sizes change every
+    # call (k-means: the count of each mask) keeps one set, not one per call.
+    scratch_sizes: tuple[int, ...] = ()
 
     def __post_init__(self):
         self.outputs = [(slot, shape, dtype) for kernel in self.kernels
                         for slot, (shape, dtype) in zip(kernel.outputs, kernel.output_specs)]
-        self.scratch_sized = any(is_symbolic_size(size) for slot, shape, _ in self.outputs
-                                 if slot in self.internal for size in shape)
+        self.scratch_sizes = tuple(sorted({placeholder_index(size) for slot, shape, _ in self.outputs
+                                           if slot in self.internal for size in shape if is_symbolic_size(size)}))
 
 
 def _sized_plan(run: NativeRun, sizes) -> tuple:
@@ -348,7 +348,7 @@ def _run_native(run: NativeRun, slots, sizes) -> None:
         dispatch.dispatcher()(program, id(slots))  # (the list: see llvm/dispatch.py)
         return
     try:
-        key = tuple(sizes) if run.scratch_sized else ()  # temporaries of concrete shapes: one set of buffers
+        key = tuple([sizes[index] for index in run.scratch_sizes])  # () for temporaries of concrete shapes
         scratch = run.scratch.get(key)
         if scratch is None:
             scratch = _scratch_buffers(run, outputs, key)

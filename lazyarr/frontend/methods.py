@@ -100,10 +100,19 @@ def _in_place(function, name: str):
 
 
 def _power_operator(self, other):
-    """`x ** 2` on a bool array is NumPy's square (int8), as ndarray.__pow__'s fast path gives;
-    every other exponent is `power` (bool ** 3 is int64)."""
-    if type(other) is int and other == 2 and self.dtype == np.bool_:
-        return elementwise.square(self)
+    """`x ** p` as ndarray.__pow__ computes it: on bool, float and complex arrays a Python int 2
+    is `square` (bool ** 2 is int8), and on float and complex arrays a Python int -1 is
+    `reciprocal` and a Python float 0.5 is `sqrt` (NumPy's fast path, which for float16 and
+    complex differs from `power` on zeros and infinities); every other exponent is `power`
+    (bool ** 3 is int64)."""
+    kind = type(other)
+    if kind is int:
+        if other == 2 and self.dtype.kind in "bfc":
+            return elementwise.square(self)
+        if other == -1 and self.dtype.kind in "fc":
+            return elementwise.reciprocal(self)
+    elif kind is float and other == 0.5 and self.dtype.kind in "fc":
+        return elementwise.sqrt(self)
     return elementwise.power(self, other)
 
 

@@ -229,6 +229,21 @@ def power_two(instruction, operands):
     return make("multiply", [base, base])
 
 
+def power_half_or_minus_one(instruction, operands):
+    """x ** 0.5 -> sqrt(x) and x ** -1 -> reciprocal(x) for float32/float64 when the exponent
+    reaches the evaluator as a scalar (`_scalar_exponent`): NumPy's loop takes those paths for
+    a scalar exponent, so sqrt(-0.0) = -0.0 and sqrt(-inf) = NaN (pow gives +0.0 and inf), and
+    x ** -1 is 1 / x exactly. Not float16 (NumPy's half power calls pow) nor complex."""
+    base, exponent = operands
+    if instruction.dtype not in (dtypes.float32, dtypes.float64) or not _scalar_exponent(exponent):
+        return None
+    if is_splat(exponent, 0.5):
+        return make("sqrt", [base])
+    if is_splat(exponent, -1):
+        return make("reciprocal", [base])
+    return None
+
+
 def power_zero(instruction, operands):
     """x ** 0 -> 1 for integers (NumPy's integer power gives 1, also for 0 ** 0).
     Not floats: float16 power of a signaling NaN gives NaN."""
@@ -456,6 +471,7 @@ TABLE: list[tuple[str, Rule]] = [
     ("power", power_one),                   # x ** 1 -> x
     ("power", power_two),                   # x ** 2 -> x * x
     ("power", power_zero),                  # x ** 0 -> 1 (ints)
+    ("power", power_half_or_minus_one),     # x ** 0.5 -> sqrt(x), x ** -1 -> 1 / x (floats)
     ("compare", compare_same),              # x == x -> true, x < x -> false (ints, bool)
     ("select", select_same),                # select(c, x, x) -> x
     ("select", select_constant),            # select(true, a, b) -> a

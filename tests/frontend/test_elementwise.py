@@ -663,3 +663,25 @@ def test_empty_integer_array_to_a_negative_power_is_empty():
     assert_identical(np.asarray(la.asarray(values) ** -4), values ** -4)
     with pytest.raises(ValueError, match="negative integer powers"):
         la.asarray(np.zeros((3, 1), np.int32)) ** -4
+
+
+_INEXACT = [np.dtype(name) for name in ("float16", "float32", "float64", "complex64", "complex128")]
+
+
+@given(data=st.data(), dtype=st.sampled_from(_INEXACT))
+def test_power_by_a_scalar_takes_numpys_fast_paths(data, dtype):
+    """`x ** -1`, `x ** 2` and `x ** 0.5` are NumPy's reciprocal, square and sqrt (the operator's
+    fast path for a Python int -1 or 2 or a Python float 0.5; for float32/float64 np.power's loop
+    too, for any scalar -1 or 0.5): exactly 1 / x, and sqrt's -0.0 and NaN for -0.0 and -inf
+    where pow gives +0.0 and inf. Every zero's sign and every NaN as NumPy's, bit for bit.
+    (A NumPy scalar exponent is data to lazyarr: README, Differences.)"""
+    exponents = [-1, 2, 0.5] + ([-1.0, 2.0] if dtype in (np.float32, np.float64) else [])
+    exponent = data.draw(st.sampled_from(exponents))
+    values = data.draw(hnp.arrays(dtype, st.integers(0, 40), elements=elements(dtype)))
+    if dtype.kind == "f":
+        values = np.concatenate([values, np.array([-0.0, 0.0, -np.inf, np.inf, np.nan, -1.0, 4.0], dtype)])
+    lazy = la.asarray(values)
+    with np.errstate(all="ignore"):
+        assert_identical(np.asarray(lazy ** exponent), values ** exponent)
+        if dtype in (np.float32, np.float64) and exponent in (-1, 0.5):  # np.power's own scalar paths
+            assert_identical(np.asarray(la.power(lazy, exponent)), np.power(values, exponent))

@@ -2,20 +2,23 @@
 
 Most math functions have branch-free polynomials of lazyarr's own (math.py), which vectorize
 with the loop around them. The rest (tan, arcsin, arccos, arctan, sinh, cosh, arcsinh,
-arccosh, arctanh, cbrt, erf, arctan2, hypot, power) are calls to the C library, and a call
-keeps its loop scalar: 10^6 float32 `arctan` took 2.15 ns an element against NumPy's SIMD
-loop's 0.40, `cbrt` 6.1 against 0.30. glibc's libmvec has vector versions of them
-(`_ZGVdN8v_atanf`: eight floats in an AVX2 register, at most ~3 ULP here).
+arccosh, arctanh, cbrt, arctan2, hypot, power) are calls to the C library, and a call keeps
+its loop scalar: 10^6 float32 `arctan` took 2.15 ns an element against NumPy's SIMD loop's
+0.40, `cbrt` 6.1 against 0.30. glibc's libmvec has vector versions of them (`_ZGVdN8v_atanf`:
+eight floats in an AVX2 register, at most ~3 ULP here).
 
 How they are reached, since llvmlite's pass pipeline takes no vector library: the library
 call is declared as touching no memory (these functions set errno, which lazyarr never reads),
-and before a kernel module is compiled `add_vector_variants` gives the declaration LLVM's
-`vector-function-abi-variant` attribute naming libmvec's functions (AVX2's 8 floats or 4
-doubles, SSE's 4 or 2), declared in the module and kept there (`llvm.compiler.used`) until the
-loop vectorizer has run. The vectorizer then calls them for whole vectors, as it does for
-OpenMP's `declare simd` functions. Where libmvec is missing (another C library, another
-architecture, a CPU without AVX2 and FMA) nothing changes: the calls stay scalar.
-LAZYARR_LIBMVEC=0 turns it off.
+and before a kernel module is compiled `add_vector_variants` sends its calls to a small
+function of the module's own that computes the value with libmvec's AVX2 function (the
+argument in every lane, lane 0 of the result), and names that AVX2 function as its vector
+variant in LLVM's `vector-function-abi-variant` attribute, as OpenMP's `declare simd` does.
+The loop vectorizer then calls libmvec for 8 floats or 4 doubles at a time, and the elements
+left over (a loop's remainder, a loop LLVM keeps scalar) get the same function's value: an
+element's result never depends on its position, the array's length or the thread count, as
+it would if the remainder called the C library's scalar function (which can differ in the
+last bit). Where libmvec is missing (another C library, another architecture, a CPU without
+AVX2 and FMA) nothing changes: the calls stay scalar. LAZYARR_LIBMVEC=0 turns it off.
 """
 
 from __future__ import annotations
@@ -31,15 +34,14 @@ import llvmlite.ir as ir
 # C library name (float32 and float64 both) -> arity.
 _FUNCTIONS = {
     "atan": 1, "asin": 1, "acos": 1, "tan": 1, "sinh": 1, "cosh": 1, "asinh": 1, "acosh": 1, "atanh": 1,
-    "cbrt": 1, "erf": 1, "atan2": 2, "hypot": 2, "pow": 2,
+    "cbrt": 1, "atan2": 2, "hypot": 2, "pow": 2,
 }
-# (element type, lanes) -> libmvec's ISA letter: SSE4 'b', AVX2 'd' (the x86-64 vector ABI).
-_VARIANTS = {("f32", 8): "d", ("f32", 4): "b", ("f64", 4): "d", ("f64", 2): "b"}
+# element type -> lanes of libmvec's AVX2 functions ('d' in the x86-64 vector ABI's names).
+_LANES = {"f32": 8, "f64": 4}
 
 
-def _symbol(name: str, element: str, lanes: int, arity: int) -> str:
-    isa = _VARIANTS[element, lanes]
-    return f"_ZGV{isa}N{lanes}{'v' * arity}_{name}{'f' if element == 'f32' else ''}"
+def _symbol(name: str, element: str, arity: int) -> str:
+    return f"_ZGVdN{_LANES[element]}{'v' * arity}_{name}{'f' if element == 'f32' else ''}"
 
 
 @functools.cache
@@ -60,8 +62,8 @@ def libmvec() -> dict[str, int] | None:
         return None
     addresses = {}
     for name, arity in _FUNCTIONS.items():
-        for element, lanes in _VARIANTS:
-            symbol = _symbol(name, element, lanes, arity)
+        for element in _LANES:
+            symbol = _symbol(name, element, arity)
             try:
                 addresses[symbol] = ctypes.cast(getattr(library, symbol), ctypes.c_void_p).value
             except AttributeError:
@@ -71,7 +73,7 @@ def libmvec() -> dict[str, int] | None:
 
 def vectorizable(c_name: str) -> bool:
     """Whether calls to the C library's `c_name` (`atanf`, `pow`, `erf`, ...) may be declared
-    as touching no memory, to be vectorized into libmvec's calls (add_vector_variants)."""
+    as touching no memory, to be computed by libmvec's functions (add_vector_variants)."""
     return libmvec() is not None and (c_name in _FUNCTIONS or c_name.endswith("f") and c_name[:-1] in _FUNCTIONS)
 
 
@@ -88,12 +90,13 @@ def abi() -> str:
 
 
 def add_vector_variants(module: ir.Module) -> None:
-    """Name libmvec's functions as vector variants of the C-library functions `module` declares
-    as vectorizable (math_common.declare_libm), for LLVM's loop vectorizer; call it when the
-    module is complete, before it is printed for compilation. Nothing where libmvec is not used."""
+    """Send the calls of each C-library function `module` declares as vectorizable
+    (math_common.declare_libm) to `lazyarr_vector_<name>`, defined here with libmvec's AVX2
+    function (see the module docstring); call it when the module is complete, before it is
+    printed for compilation. Nothing where libmvec is not used."""
     if libmvec() is None:
         return
-    kept = []
+    replacements = {}
     for function in module.functions:
         if not function.is_declaration or "readnone" not in function.attributes:
             continue
@@ -102,29 +105,46 @@ def add_vector_variants(module: ir.Module) -> None:
         arity = _FUNCTIONS.get(name)
         if element is None or arity is None or len(function.function_type.args) != arity:
             continue
-        scalar = function.function_type.return_type
-        variants = []
-        for (variant_element, lanes), _ in _VARIANTS.items():
-            if variant_element != element:
-                continue
-            symbol = _symbol(name, element, lanes, arity)
-            vector = ir.VectorType(scalar, lanes)
-            kept.append(ir.Function(module, ir.FunctionType(vector, [vector] * arity), name=symbol))
-            variants.append(f"{symbol}({symbol})")
-        function.attributes = _WithVectorVariants(function.attributes, ",".join(variants))
-    if kept:
-        used = ir.GlobalVariable(module, ir.ArrayType(ir.PointerType(), len(kept)), "llvm.compiler.used")
-        used.linkage, used.section = "appending", "llvm.metadata"
-        used.initializer = ir.Constant(used.value_type, kept)
+        replacements[function] = _one_lane_function(module, function, _symbol(name, element, arity))
+    if not replacements:
+        return
+    for function in module.functions:
+        for block in function.blocks:
+            for instruction in block.instructions:
+                if isinstance(instruction, ir.CallInstr) and instruction.callee in replacements:
+                    instruction.replace_callee(replacements[instruction.callee])
 
 
-class _WithVectorVariants(ir.values.FunctionAttributes):
-    """A declaration's attributes plus `vector-function-abi-variant` (a string attribute, which
-    llvmlite's attribute sets do not take by name)."""
+def _one_lane_function(module: ir.Module, scalar: ir.Function, symbol: str) -> ir.Function:
+    """`lazyarr_vector_<scalar>`: libmvec's `symbol` on the arguments in every lane, lane 0 of
+    its result; its vector variant is `symbol` itself. Internal, never inlined (the loop
+    vectorizer widens calls to it, and would not see through an inlined body)."""
+    scalar_type = scalar.function_type.return_type
+    arity = len(scalar.function_type.args)
+    lanes = int(symbol[len("_ZGVdN"):].split("v", 1)[0])
+    vector_type = ir.VectorType(scalar_type, lanes)
+    vector_function = ir.Function(module, ir.FunctionType(vector_type, [vector_type] * arity), name=symbol)
+    function = ir.Function(module, scalar.function_type, name=f"lazyarr_vector_{scalar.name}")
+    function.linkage = "internal"
+    function.attributes = _WithVectorVariant(f"_ZGVdN{lanes}{'v' * arity}_{function.name}({symbol})")
+    builder = ir.IRBuilder(function.append_basic_block("entry"))
+    every_lane = ir.Constant(ir.VectorType(ir.IntType(32), lanes), [0] * lanes)
+    splats = [builder.shuffle_vector(builder.insert_element(ir.Constant(vector_type, ir.Undefined), argument,
+                                                            ir.Constant(ir.IntType(32), 0)),
+                                     ir.Constant(vector_type, ir.Undefined), every_lane)
+              for argument in function.args]
+    result = builder.call(vector_function, splats)
+    builder.ret(builder.extract_element(result, ir.Constant(ir.IntType(32), 0)))
+    return function
 
-    def __init__(self, attributes: ir.values.FunctionAttributes, variants: str):
-        super().__init__(sorted(attributes))
-        self.variants = variants
+
+class _WithVectorVariant(ir.values.FunctionAttributes):
+    """Touches no memory, never inlined, plus `vector-function-abi-variant` (a string
+    attribute, which llvmlite's attribute sets do not take by name)."""
+
+    def __init__(self, variant: str):
+        super().__init__(["readnone", "nounwind", "noinline"])
+        self.variant = variant
 
     def _to_list(self, return_type):
-        return [*super()._to_list(return_type), f'"vector-function-abi-variant"="{self.variants}"']
+        return [*super()._to_list(return_type), f'"vector-function-abi-variant"="{self.variant}"']
