@@ -20,7 +20,7 @@ import functools
 import operator
 
 from .. import dtypes
-from ..hlo import Instruction, fresh_parameter, make, replace_all
+from ..hlo import Instruction, bind, fresh_parameter, remake, replace_all
 from ..hlo.autodiff import vjp_graph
 from . import pytree, tracing
 from .array import Array
@@ -77,7 +77,7 @@ def _substitute(nodes: list[Instruction], replacements: dict[int, Instruction]) 
             return replacements[id(node)]
         if operands == node.operands:
             return node
-        return make(node.op, operands, **dict(node.attrs))
+        return remake(node, operands)  # (a stand-in's input has its shape and dtype: no rules run)
 
     return replace_all(nodes, rewrite) if nodes else ()
 
@@ -112,6 +112,13 @@ class _Traced:
                     "function on data, so use la.where instead of Python branches on array values"
                 ) from error
             raise
+        # An input with a value: its stand-in takes the same (immutable) buffer now that `fun`
+        # has run (while it ran, reading a differentiated value still raised, as documented),
+        # so `finish` need not rebuild the graph over the input's node (~2 us a node).
+        for stand_in, array in zip(self.stand_ins, self.inputs):
+            buffer = array._node._bound
+            if buffer is not None:
+                bind(stand_in, buffer)
         self.aux = None
         if has_aux:
             if not isinstance(result, (tuple, list)) or len(result) != 2:
@@ -131,9 +138,10 @@ class _Traced:
         cotangent_nodes = list(cotangent_nodes or ())
         aux_leaves, aux_tree = pytree.flatten(self.aux if with_aux else None)
         aux_arrays = [leaf for leaf in aux_leaves if isinstance(leaf, Array)]
-        replacements = {id(stand_in): array._node for stand_in, array in zip(self.stand_ins, self.inputs)}
+        replacements = {id(stand_in): array._node for stand_in, array in zip(self.stand_ins, self.inputs)
+                        if stand_in._bound is None}
         nodes = list(output_nodes) + list(cotangent_nodes) + [array._node for array in aux_arrays]
-        rebuilt = iter([Array(node) for node in _substitute(nodes, replacements)])
+        rebuilt = iter([Array(node) for node in (_substitute(nodes, replacements) if replacements else nodes)])
         outputs = [next(rebuilt) for _ in output_nodes]
         cotangents = [next(rebuilt) for _ in cotangent_nodes]
         by_id = {id(array): next(rebuilt) for array in aux_arrays}
