@@ -29,6 +29,7 @@ from .instruction import Instruction
 from .module import post_order
 from .op import HloError
 from .ops._vjp_support import add, is_differentiable_dtype, zeros_like
+from .template import Template, capture
 
 
 def _label(node: Instruction) -> str:
@@ -107,6 +108,52 @@ def vjp_graph(
             )
     wrt_ids = {id(node) for node in wrt}
     order = post_order(outputs, wrt_ids)
+    key = _structure(order, outputs, wrt, cotangents) if len(wrt_ids) == len(wrt) else None
+    recorded = _BACKWARDS.get(key) if key is not None else None
+    if recorded is not None:
+        return recorded.all_outputs([*order, *wrt, *cotangents])
+    results = _sweep(order, outputs, wrt, wrt_ids, cotangents, where)
+    if key is not None:
+        if len(_BACKWARDS) >= _BACKWARDS_LIMIT:
+            _BACKWARDS.clear()
+        _BACKWARDS[key] = capture(results, [*order, *wrt, *cotangents])
+    return results
+
+
+# The structure of a differentiated graph (`_structure`) -> its cotangents' graph over the
+# forward nodes, the wrt nodes and the seeds (template.capture), or None where that graph
+# reads anything else. An eager training loop differentiates the same step every call; its
+# backward graph is then made again at interning speed, without running the VJP rules.
+_BACKWARDS: dict[tuple, Template | None] = {}
+_BACKWARDS_LIMIT = 256
+
+
+def _structure(order, outputs, wrt, cotangents) -> tuple:
+    """Everything the VJP rules see: per forward node its op and attributes (a constant's value
+    too: `x ** 2` gets its own rule) and operands' positions, a leaf's shape and dtype, which
+    leaves are the wrt nodes; the seeds' shapes and dtypes (or their positions among the
+    forward nodes, where a seed is one of them)."""
+    position: dict[int, int] = {}
+    wrt_index = {id(node): index for index, node in enumerate(wrt)}
+    signature = []
+    for node in order:
+        index = wrt_index.get(id(node))
+        if index is not None:
+            entry = ("wrt", index, node.shape, node.dtype)
+        elif not node.operands:
+            leaf = "leaf" if node.op.name == "parameter" else node._identity  # (a parameter's number is not structure)
+            entry = (leaf, node.shape, node.dtype)
+        else:
+            entry = (node._identity, *[position[id(operand)] for operand in node.operands])
+        position[id(node)] = len(signature)
+        signature.append(entry)
+    return (tuple(signature), tuple([position[id(output)] for output in outputs]),
+            tuple([(node.shape, node.dtype, position.get(id(node))) for node in wrt]),
+            tuple([(node.shape, node.dtype, position.get(id(node))) for node in cotangents]))
+
+
+def _sweep(order, outputs, wrt, wrt_ids, cotangents, where) -> tuple[Instruction, ...]:
+    """The backward sweep itself (see the module docstring)."""
     active = _active_nodes(order, wrt_ids, where)
 
     accumulated: dict[int, Instruction] = {}

@@ -22,25 +22,35 @@ from .instruction import Instruction, fresh_parameter, local_key, replay
 class Template:
     """A recorded graph: replay with `template(*operands)` (same shapes and dtypes as recorded)."""
 
-    __slots__ = ("fixed", "steps", "output")
+    __slots__ = ("fixed", "steps", "outputs")
 
-    def __init__(self, fixed: tuple[Instruction, ...], steps: tuple[tuple, ...], output: int):
+    def __init__(self, fixed: tuple[Instruction, ...], steps: tuple[tuple, ...], outputs: tuple[int, ...]):
         # Slots at replay: the operands, then `fixed` (constants), then one per step in order.
-        self.fixed, self.steps, self.output = fixed, steps, output
+        self.fixed, self.steps, self.outputs = fixed, steps, outputs
 
     def __call__(self, *operands: Instruction) -> Instruction:
-        return replay(self.steps, [*operands, *self.fixed])[self.output]
+        return replay(self.steps, [*operands, *self.fixed])[self.outputs[0]]
+
+    def all_outputs(self, operands) -> tuple[Instruction, ...]:
+        """Every output of a template captured with several (`capture`), made on `operands`."""
+        slots = replay(self.steps, [*operands, *self.fixed])
+        return tuple([slots[output] for output in self.outputs])
 
 
 def record(build: Callable[..., Instruction], operands: tuple[Instruction, ...]) -> Template | None:
     """`build`'s graph on parameters shaped like `operands`, as a Template; None when the
     graph reads anything but its parameters and constants (it cannot be replayed)."""
     parameters = tuple(fresh_parameter(operand.shape, operand.dtype) for operand in operands)
-    output = build(*parameters)
-    slot = {id(parameter): index for index, parameter in enumerate(parameters)}
+    return capture((build(*parameters),), parameters)
+
+
+def capture(outputs: tuple[Instruction, ...], inputs) -> Template | None:
+    """The graph of `outputs` over `inputs` (any nodes, slots 0..n-1 in this order) as a
+    Template; None when it reads a node that is neither an input nor a function of constants."""
+    slot = {id(node): index for index, node in enumerate(inputs)}
     fixed: list[Instruction] = []
-    steps: list[tuple] = []
-    stack = [(output, False)]
+    steps: list[Instruction] = []
+    stack = [(output, False) for output in reversed(outputs)]
     opened: set[int] = set()
     while stack:  # iterative post order
         node, expanded = stack.pop()
@@ -48,9 +58,9 @@ def record(build: Callable[..., Instruction], operands: tuple[Instruction, ...])
             continue
         if not node.operands or node.constant_only:
             if not node.constant_only:
-                return None  # a leaf that is not one of the parameters
+                return None  # a leaf that is not one of the inputs
             fixed.append(node)
-            slot[id(node)] = None  # numbered below, once the count of parameters is known
+            slot[id(node)] = None  # numbered below, once the count of inputs is known
             continue
         if not expanded:
             opened.add(id(node))
@@ -60,8 +70,8 @@ def record(build: Callable[..., Instruction], operands: tuple[Instruction, ...])
         steps.append(node)
         slot[id(node)] = None
     for index, node in enumerate(fixed):
-        slot[id(node)] = len(parameters) + index
-    base = len(parameters) + len(fixed)
+        slot[id(node)] = len(inputs) + index
+    base = len(inputs) + len(fixed)
     for index, node in enumerate(steps):
         slot[id(node)] = base + index
     recorded = tuple(
@@ -69,7 +79,7 @@ def record(build: Callable[..., Instruction], operands: tuple[Instruction, ...])
          node.shape, node.dtype, node._attr_map)
         for node in steps
     )
-    return Template(tuple(fixed), recorded, slot[id(output)])
+    return Template(tuple(fixed), recorded, tuple(slot[id(output)] for output in outputs))
 
 
 class Templates:

@@ -321,6 +321,52 @@ def test_evaluated_inputs_are_read_from_their_buffers_without_rebuilding_the_gra
         la.grad(lambda v: v * 2 if float(v[0]) > 0 else v)(evaluated)
 
 
+def test_a_repeated_structure_replays_its_backward_graph_with_the_rules_results(interpreter, monkeypatch):
+    """The backward graph of a structure differentiated before is replayed, not rebuilt by the
+    rules: the same nodes the rules make (interning), for new values; a constant the rules read
+    (an exponent) is part of the structure, so x ** 3 is not served x ** 2's graph."""
+    from lazyarr.hlo import autodiff as hlo_autodiff
+
+    swept = []
+    original = hlo_autodiff._sweep
+    monkeypatch.setattr(hlo_autodiff, "_sweep", lambda *args: swept.append(1) or original(*args))
+    hlo_autodiff._BACKWARDS.clear()
+    rng = np.random.default_rng(7)
+
+    def loss(w, b, x, exponent):
+        return la.sum(la.tanh(x @ w + b) ** exponent)
+
+    x = la.asarray(rng.standard_normal((5, 3)))
+    for step in range(3):
+        w, b = la.asarray(rng.standard_normal((3, 2))).eval(), la.asarray(rng.standard_normal(2)).eval()
+        for exponent in (2, 3):
+            grad_w, grad_b = la.grad(loss, argnums=(0, 1))(w, b, x, exponent)
+            hidden = np.tanh(np.asarray(x) @ np.asarray(w) + np.asarray(b))
+            outer = exponent * hidden ** (exponent - 1) * (1 - hidden * hidden)
+            # float64 tanh and powers of values of order 1: 1e-12 relative is ample
+            np.testing.assert_allclose(np.asarray(grad_w), np.asarray(x).T @ outer, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(np.asarray(grad_b), outer.sum(axis=0), rtol=1e-12, atol=1e-14)
+    assert len(swept) == 2  # one sweep per exponent; the other four calls replayed
+    # The replayed nodes are the rules' own: a fresh sweep over the same graph finds them interned.
+    w, b = la.asarray(rng.standard_normal((3, 2))).eval(), la.asarray(rng.standard_normal(2)).eval()
+    replayed = la.grad(loss, argnums=(0, 1))  # (stand-ins differ per call: compare structure by values)
+    first = [np.asarray(g) for g in replayed(w, b, x, 2)]
+    hlo_autodiff._BACKWARDS.clear()
+    second = [np.asarray(g) for g in replayed(w, b, x, 2)]
+    for got, want in zip(first, second):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_vjp_with_a_forward_node_as_its_cotangent_is_not_confused_by_the_replay(interpreter):
+    x = np.array([1.0, 2.0, 3.0])
+    for _ in range(3):
+        outputs, pull_back = la.vjp(lambda v: v * v, x)
+        (own,) = pull_back(outputs)  # the cotangent is the output node itself
+        np.testing.assert_array_equal(np.asarray(own), 2 * x * x * x)
+        (ones,) = pull_back(la.ones(3, dtype=la.float64))
+        np.testing.assert_array_equal(np.asarray(ones), 2 * x)
+
+
 def test_deep_graphs_do_not_recurse(interpreter):
     def chain(v):
         for _ in range(3000):  # three times the default recursion limit
