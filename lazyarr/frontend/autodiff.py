@@ -88,6 +88,7 @@ class _Traced:
     def __init__(self, where, fun, args, kwargs, positions, has_aux):
         self.where = where
         self.inputs: list[Array] = []  # the leaves of the differentiated arguments, in order
+        self.input_nodes: list[Instruction] = []  # their values at the call (a later write does not count)
         self.stand_ins: list[Instruction] = []  # a parameter without buffer for each input
         self.structures = []  # per differentiated argument: its treedef
         call_args = list(args)
@@ -96,6 +97,7 @@ class _Traced:
             paths = pytree.leaf_paths(args[position], f"argument {position}")
             arrays = [_differentiable_input(where, path, leaf) for path, leaf in zip(paths, leaves)]
             self.inputs += arrays
+            self.input_nodes += [array._node for array in arrays]
             self.structures.append(treedef)
             stand_ins = [fresh_parameter(array.shape, array.dtype) for array in arrays]
             self.stand_ins += stand_ins
@@ -115,8 +117,8 @@ class _Traced:
         # An input with a value: its stand-in takes the same (immutable) buffer now that `fun`
         # has run (while it ran, reading a differentiated value still raised, as documented),
         # so `finish` need not rebuild the graph over the input's node (~2 us a node).
-        for stand_in, array in zip(self.stand_ins, self.inputs):
-            buffer = array._node._bound
+        for stand_in, node in zip(self.stand_ins, self.input_nodes):
+            buffer = node._bound
             if buffer is not None:
                 bind(stand_in, buffer)
         self.aux = None
@@ -138,7 +140,7 @@ class _Traced:
         cotangent_nodes = list(cotangent_nodes or ())
         aux_leaves, aux_tree = pytree.flatten(self.aux if with_aux else None)
         aux_arrays = [leaf for leaf in aux_leaves if isinstance(leaf, Array)]
-        replacements = {id(stand_in): array._node for stand_in, array in zip(self.stand_ins, self.inputs)
+        replacements = {id(stand_in): node for stand_in, node in zip(self.stand_ins, self.input_nodes)
                         if stand_in._bound is None}
         nodes = list(output_nodes) + list(cotangent_nodes) + [array._node for array in aux_arrays]
         rebuilt = iter([Array(node) for node in (_substitute(nodes, replacements) if replacements else nodes)])

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import dtypes
-from .instruction import Instruction
+from .instruction import Instruction, fresh_parameter
 from .module import post_order
 from .op import HloError
 from .ops._vjp_support import add, is_differentiable_dtype, zeros_like
@@ -108,16 +108,21 @@ def vjp_graph(
             )
     wrt_ids = {id(node) for node in wrt}
     order = post_order(outputs, wrt_ids)
-    key = _structure(order, outputs, wrt, cotangents) if len(wrt_ids) == len(wrt) else None
-    recorded = _BACKWARDS.get(key) if key is not None else None
-    if recorded is not None:
-        return recorded.all_outputs([*order, *wrt, *cotangents])
-    results = _sweep(order, outputs, wrt, wrt_ids, cotangents, where)
-    if key is not None:
+    key = _structure(order, outputs, wrt, wrt_ids)
+    if key is None:
+        return _sweep(order, outputs, wrt, wrt_ids, cotangents, where)
+    recorded = _BACKWARDS.get(key, _MISSING)
+    if recorded is _MISSING:
+        # The rules run on stand-ins for the seeds, so the recorded graph is a function of
+        # them (never a node the rules or the forward graph made that a seed happened to be).
+        seeds = [fresh_parameter(cotangent.shape, cotangent.dtype) for cotangent in cotangents]
+        recorded = capture(_sweep(order, outputs, wrt, wrt_ids, seeds, where), [*order, *wrt, *seeds])
         if len(_BACKWARDS) >= _BACKWARDS_LIMIT:
             _BACKWARDS.clear()
-        _BACKWARDS[key] = capture(results, [*order, *wrt, *cotangents])
-    return results
+        _BACKWARDS[key] = recorded
+    if recorded is None:
+        return _sweep(order, outputs, wrt, wrt_ids, cotangents, where)
+    return recorded.all_outputs([*order, *wrt, *cotangents])
 
 
 # The structure of a differentiated graph (`_structure`) -> its cotangents' graph over the
@@ -125,14 +130,26 @@ def vjp_graph(
 # reads anything else. An eager training loop differentiates the same step every call; its
 # backward graph is then made again at interning speed, without running the VJP rules.
 _BACKWARDS: dict[tuple, Template | None] = {}
-_BACKWARDS_LIMIT = 256
+_BACKWARDS_LIMIT = 128
+_MISSING = object()
+# Graphs remembered at most this large, with constants of at most this many elements (a rule
+# reads a scalar constant; a large one, an index array of a minibatch, would be a new key
+# every step and kept alive by the table).
+_REMEMBERED_NODES = 4096
+_REMEMBERED_CONSTANT_ELEMENTS = 64
 
 
-def _structure(order, outputs, wrt, cotangents) -> tuple:
+def _structure(order, outputs, wrt, wrt_ids) -> tuple | None:
     """Everything the VJP rules see: per forward node its op and attributes (a constant's value
     too: `x ** 2` gets its own rule) and operands' positions, a leaf's shape and dtype, which
-    leaves are the wrt nodes; the seeds' shapes and dtypes (or their positions among the
-    forward nodes, where a seed is one of them)."""
+    leaves are the wrt nodes, the seeds' shapes and dtypes (those of the outputs). None where
+    the graph is not remembered: wrt nodes that are not distinct parameter leaves (the
+    frontend's stand-ins always are), a large graph or a large constant."""
+    if len(wrt_ids) != len(wrt) or len(order) > _REMEMBERED_NODES:
+        return None
+    for node in wrt:
+        if node.operands or node.op.name != "parameter":
+            return None
     position: dict[int, int] = {}
     wrt_index = {id(node): index for index, node in enumerate(wrt)}
     signature = []
@@ -141,15 +158,18 @@ def _structure(order, outputs, wrt, cotangents) -> tuple:
         if index is not None:
             entry = ("wrt", index, node.shape, node.dtype)
         elif not node.operands:
-            leaf = "leaf" if node.op.name == "parameter" else node._identity  # (a parameter's number is not structure)
-            entry = (leaf, node.shape, node.dtype)
+            if node.op.name == "parameter":
+                entry = ("leaf", node.shape, node.dtype)  # (a parameter's number is not structure)
+            elif node.size > _REMEMBERED_CONSTANT_ELEMENTS:
+                return None
+            else:
+                entry = (node._identity, node.shape, node.dtype)
         else:
             entry = (node._identity, *[position[id(operand)] for operand in node.operands])
         position[id(node)] = len(signature)
         signature.append(entry)
     return (tuple(signature), tuple([position[id(output)] for output in outputs]),
-            tuple([(node.shape, node.dtype, position.get(id(node))) for node in wrt]),
-            tuple([(node.shape, node.dtype, position.get(id(node))) for node in cotangents]))
+            tuple([(node.shape, node.dtype, position.get(id(node))) for node in wrt]))
 
 
 def _sweep(order, outputs, wrt, wrt_ids, cotangents, where) -> tuple[Instruction, ...]:
