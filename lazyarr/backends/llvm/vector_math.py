@@ -74,7 +74,7 @@ def libmvec() -> dict[str, int] | None:
 
 
 def vectorizable(c_name: str) -> bool:
-    """Whether calls to the C library's `c_name` (`atanf`, `pow`, `erf`, ...) may be declared
+    """Whether calls to the C library's `c_name` (`atanf`, `pow`, `cbrt`, ...) may be declared
     as touching no memory, to be computed by libmvec's functions (add_vector_variants)."""
     return libmvec() is not None and (c_name in _FUNCTIONS or c_name.endswith("f") and c_name[:-1] in _FUNCTIONS)
 
