@@ -348,7 +348,8 @@ def _run_native(run: NativeRun, slots, sizes) -> None:
         dispatch.dispatcher()(program, id(slots))  # (the list: see llvm/dispatch.py)
         return
     try:
-        key = tuple([sizes[index] for index in run.scratch_sizes])  # () for temporaries of concrete shapes
+        # (the usual case, temporaries of concrete shapes: one set of buffers, key ())
+        key = tuple([sizes[index] for index in run.scratch_sizes]) if run.scratch_sizes else ()
         scratch = run.scratch.get(key)
         if scratch is None:
             scratch = _scratch_buffers(run, outputs, key)

@@ -87,8 +87,8 @@ class _Traced:
 
     def __init__(self, where, fun, args, kwargs, positions, has_aux):
         self.where = where
-        self.inputs: list[Array] = []  # the leaves of the differentiated arguments, in order
-        self.input_nodes: list[Instruction] = []  # their values at the call (a later write does not count)
+        # The differentiated arguments' leaves at the call (a later write does not count), in order.
+        self.input_nodes: list[Instruction] = []
         self.stand_ins: list[Instruction] = []  # a parameter without buffer for each input
         self.structures = []  # per differentiated argument: its treedef
         call_args = list(args)
@@ -96,7 +96,6 @@ class _Traced:
             leaves, treedef = pytree.flatten(args[position])
             paths = pytree.leaf_paths(args[position], f"argument {position}")
             arrays = [_differentiable_input(where, path, leaf) for path, leaf in zip(paths, leaves)]
-            self.inputs += arrays
             self.input_nodes += [array._node for array in arrays]
             self.structures.append(treedef)
             stand_ins = [fresh_parameter(array.shape, array.dtype) for array in arrays]

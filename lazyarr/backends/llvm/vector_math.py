@@ -107,7 +107,7 @@ def add_vector_variants(module: ir.Module) -> None:
         arity = _FUNCTIONS.get(name)
         if element is None or arity is None or len(function.function_type.args) != arity:
             continue
-        replacements[function] = _one_lane_function(module, function, _symbol(name, element, arity))
+        replacements[function] = _one_lane_function(module, function, name, element)
     if not replacements:
         return
     for function in module.functions:
@@ -117,13 +117,13 @@ def add_vector_variants(module: ir.Module) -> None:
                     instruction.replace_callee(replacements[instruction.callee])
 
 
-def _one_lane_function(module: ir.Module, scalar: ir.Function, symbol: str) -> ir.Function:
-    """`lazyarr_vector_<scalar>`: libmvec's `symbol` on the arguments in every lane, lane 0 of
-    its result; its vector variant is `symbol` itself. Internal, never inlined (the loop
-    vectorizer widens calls to it, and would not see through an inlined body)."""
+def _one_lane_function(module: ir.Module, scalar: ir.Function, name: str, element: str) -> ir.Function:
+    """`lazyarr_vector_<scalar>`: libmvec's AVX2 `name` on the arguments in every lane, lane 0
+    of its result; its vector variant is that AVX2 function itself. Internal, never inlined
+    (the loop vectorizer widens calls to it, and would not see through an inlined body)."""
     scalar_type = scalar.function_type.return_type
-    arity = len(scalar.function_type.args)
-    lanes = int(symbol[len("_ZGVdN"):].split("v", 1)[0])
+    arity, lanes = len(scalar.function_type.args), _LANES[element]
+    symbol = _symbol(name, element, arity)
     vector_type = ir.VectorType(scalar_type, lanes)
     vector_function = ir.Function(module, ir.FunctionType(vector_type, [vector_type] * arity), name=symbol)
     function = ir.Function(module, scalar.function_type, name=f"lazyarr_vector_{scalar.name}")
