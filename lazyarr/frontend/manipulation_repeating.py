@@ -203,10 +203,11 @@ def _pad_value_node(value, dtype):
 
 
 def pad(array, pad_width, mode="constant", **kwargs) -> Array:
-    """Pad with a constant (`constant_values`, default 0; one per axis side if given so).
+    """Pad with a constant (`constant_values`, default 0; one per axis side if given so), or
+    with the array's own elements: modes 'edge', 'wrap', 'reflect' and 'symmetric'.
 
-    Only mode='constant' (and 'empty', padded with zeros as its values are unspecified) is
-    implemented; NumPy's other modes raise NotImplementedError naming the mode.
+    'empty' pads with zeros (its values are unspecified). NumPy's statistical modes
+    ('mean', 'linear_ramp', ...), callables and reflect_type='odd' raise NotImplementedError.
 
     >>> import lazyarr as la
     >>> la.pad(la.asarray([1, 2]), (1, 2), constant_values=9).tolist()
@@ -232,9 +233,12 @@ def pad(array, pad_width, mode="constant", **kwargs) -> Array:
     unsupported = set(kwargs) - set(_PAD_MODES[mode])
     if unsupported:
         raise ValueError(f"pad: unsupported keyword arguments for mode '{mode}': {unsupported}")
+    if mode in _INDEXED_MODES:
+        return _pad_by_index(source, widths, mode, kwargs.get("reflect_type", "even"))
     if mode not in ("constant", "empty"):
         raise NotImplementedError(
-            f"pad: mode {mode!r} is not implemented by lazyarr; only 'constant' (and 'empty') are"
+            f"pad: mode {mode!r} is not implemented by lazyarr; 'constant', 'empty', 'edge', 'wrap', "
+            "'reflect' and 'symmetric' are"
         )
     values = kwargs.get("constant_values", 0)
     if isinstance(values, Array) and values.ndim == 0:
@@ -256,6 +260,52 @@ def pad(array, pad_width, mode="constant", **kwargs) -> Array:
             padding[side] = tuple(sizes)
             node = make("pad", [node, _pad_value_node(value, node.dtype)], **padding)
     return wrap(node)
+
+
+def _pad_by_index(source: Array, widths: list[tuple[int, int]], mode: str, reflect_type: str) -> Array:
+    """Modes whose padding repeats the array's own elements: along each axis in turn (as NumPy
+    pads, so corners come from the axes padded before), element i of the padded axis is the
+    source element at a position fixed by the mode, one static `take` per padded axis."""
+    if reflect_type not in ("even", "odd"):
+        raise ValueError(f"pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    if reflect_type == "odd":
+        raise NotImplementedError("pad: reflect_type='odd' is not implemented by lazyarr; the default 'even' is")
+    from .indexing_take import take
+
+    result = source
+    for axis, (before, after) in enumerate(widths):
+        if before == 0 and after == 0:
+            continue
+        size = result.shape[axis]
+        if size == 0:
+            raise ValueError(f"pad: can't extend empty axis {axis} using modes other than 'constant' or 'empty'")
+        result = take(result, _INDEXED_MODES[mode](np.arange(-before, size + after), size), axis=axis)
+    return result
+
+
+def _reflected(positions: np.ndarray, size: int) -> np.ndarray:
+    """Mirror about the end elements, which are not repeated (period 2 * (size - 1))."""
+    if size == 1:
+        return np.zeros_like(positions)
+    period = 2 * (size - 1)
+    folded = positions % period
+    return np.where(folded < size, folded, period - folded)
+
+
+def _symmetric(positions: np.ndarray, size: int) -> np.ndarray:
+    """Mirror about the array's edges, which are repeated (period 2 * size)."""
+    folded = positions % (2 * size)
+    return np.where(folded < size, folded, 2 * size - 1 - folded)
+
+
+# mode -> (positions along the padded axis relative to the source's first element, the source
+# axis size) -> the source position each padded element reads
+_INDEXED_MODES = {
+    "edge": lambda positions, size: np.clip(positions, 0, size - 1),
+    "wrap": lambda positions, size: positions % size,
+    "reflect": _reflected,
+    "symmetric": _symmetric,
+}
 
 
 # -- diff ----------------------------------------------------------------------------------------

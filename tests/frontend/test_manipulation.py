@@ -493,8 +493,9 @@ ERRORS = [
     (lambda: la.repeat(la.zeros(3), -1), ValueError, "negative dimensions"),
     (lambda: la.repeat(la.zeros(3), [1, -2, 1]), ValueError, "may not contain negative values"),
     (lambda: la.repeat(la.zeros(3), np.array([1.0, 2.0, 1.0])), TypeError, "according to the rule 'safe'"),
-    (lambda: la.pad(la.zeros(3), 1, mode="edge"), NotImplementedError, "'edge'"),
-    (lambda: la.pad(la.zeros(3), 1, mode="reflect"), NotImplementedError, "'reflect'"),
+    (lambda: la.pad(la.zeros(3), 1, mode="mean"), NotImplementedError, "'mean'"),
+    (lambda: la.pad(la.zeros(3), 1, mode="reflect", reflect_type="odd"), NotImplementedError, "'odd'"),
+    (lambda: la.pad(la.zeros((0, 2)), 1, mode="edge"), ValueError, "can't extend empty axis 0"),
     (lambda: la.pad(la.zeros(3), 1, mode="bogus"), ValueError, "mode 'bogus' is not supported"),
     (lambda: la.pad(la.zeros(3), -1), ValueError, "can't contain negative values"),
     (lambda: la.pad(la.zeros(3), 1.5), TypeError, "integral type"),
@@ -555,6 +556,17 @@ def test_pad_corners_take_the_last_axis_value_like_numpy():
     expected = np.pad(values, widths, constant_values=constants)
     assert_same(la.pad(la.asarray(values), widths, constant_values=constants), expected)
     assert_same(la.pad(la.asarray(values), {1: (1, 0)}), np.pad(values, {1: (1, 0)}))
+
+
+@settings(deadline=None)
+@given(st.sampled_from(["edge", "wrap", "reflect", "symmetric"]), st.sampled_from(ALL_DTYPES), st.data())
+def test_pad_modes_repeating_the_array_match_numpy(mode, dtype, data):
+    # Widths beyond the axis size too: NumPy repeats the reflection (or wrap) period.
+    values = data.draw(arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4)))
+    width = data.draw(st.one_of(st.integers(0, 9), st.tuples(st.integers(0, 6), st.integers(0, 6)),
+                                st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)),
+                                         min_size=values.ndim, max_size=values.ndim)))
+    assert_same(la.pad(la.asarray(values), width, mode=mode), np.pad(values, width, mode=mode))
 
 
 def test_astype_copy_false_returns_the_same_array():
