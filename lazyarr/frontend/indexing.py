@@ -396,9 +396,28 @@ def setitem(array, key, value) -> Instruction:
         return _SETITEMS.build(signature, lambda node, new: _written(
             node, recipe.plan, _update_node(wrap(new), node.dtype, recipe.plan.result_shape(), False)), base, update)
     array = as_array(array, where="__setitem__")
+    if not plain and _is_leading_mask(array.shape, key) and np.ndim(value) == 0:
+        return _masked_fill(array, key, value)
     plan = basic_key(array.shape, key).plan if plain else parse_key(array.shape, key)
     update = _update_node(value, array.dtype, plan.result_shape(), plan.is_advanced)
     return _written(array._node, plan, update)
+
+
+def _is_leading_mask(shape: tuple, key) -> bool:
+    """Whether `key` is a boolean array (lazy or NumPy) of `shape`'s leading dimensions."""
+    if type(key) is not Array and type(key) is not np.ndarray:
+        return False
+    return key.dtype == np.bool_ and 1 <= key.ndim <= len(shape) and tuple(key.shape) == shape[:key.ndim]
+
+
+def _masked_fill(array: Array, mask, value) -> Instruction:
+    """`array[mask] = scalar` as `where(mask, scalar, array)`: the same elements change to the
+    same value, with no data-dependent count (nothing evaluates, nothing compiles per count,
+    and the fill fuses with what reads it: Game of Life's `Z[1:-1, 1:-1][birth | survive] = 1`)."""
+    mask_node = as_array(mask, where="__setitem__")._node
+    fill = _update_node(value, array.dtype, array.shape, False)  # NumPy's conversion (OverflowError, ...)
+    predicate = _reshaped(mask_node, mask_node.shape + (1,) * (array.ndim - mask_node.ndim))
+    return make("select", [broadcast_to(predicate, array.shape), fill, array._node])
 
 
 # `array[basic key] = array` by (key's recipe, both signatures): the graph replayed

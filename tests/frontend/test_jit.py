@@ -336,7 +336,8 @@ ERRORS = {
     "repr": (lambda x: repr(x), "repr()", CONVERSION),
     "index": (lambda x: [1, 2][x[0].astype(int)], "operator.index", CONVERSION),
     "mask": (lambda x: x[x > 0], "x[mask]", DATA_DEPENDENT),
-    "mask assignment": (lambda x: x.__setitem__(x > 0, 0), "x[mask] = value", DATA_DEPENDENT),
+    # (a scalar fill is `where`, which traces: test_a_masked_fill_traces; an array value needs the count)
+    "mask assignment": (lambda x: x.__setitem__(x > 0, x[:1]), "x[mask] = value", DATA_DEPENDENT),
     "nonzero": (lambda x: la.nonzero(x), "la.nonzero", DATA_DEPENDENT),
     "unique": (lambda x: la.unique(x), "la.unique", DATA_DEPENDENT),
     "argwhere": (lambda x: la.argwhere(x), "la.argwhere", DATA_DEPENDENT),
@@ -357,6 +358,16 @@ def test_asking_a_tracer_for_its_value_names_the_op_and_the_fix(name):
     assert operation in message and fix in message and "la.jit(" in message
     assert jitted.cache_size() == 0
     assert np.asarray(la.jit(lambda x: x + 1)(f32(1))).tolist() == [2.0]  # the trace state is clean again
+
+
+def test_a_masked_fill_traces():
+    def clipped(x):
+        y = x * 2
+        y[y > 1] = 1  # no count of selected elements: where(y > 1, 1, y)
+        return y
+
+    values = f32(0.25, 1.0, -3.0, 0.75)
+    np.testing.assert_array_equal(np.asarray(la.jit(clipped)(values)), clipped(values.copy()))
 
 
 def test_values_that_do_not_depend_on_tracers_may_be_read():
