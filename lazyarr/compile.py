@@ -176,6 +176,8 @@ def _lifted_scalar(node: Instruction) -> np.ndarray | None:
 # (a mask's nonzero positions, each iteration of k-means) reuses one executable.
 _LIFTED_CONSTANT_ELEMENTS = FusionPolicy.max_constant_elements
 _CONSTANT, _PARAMETER = get_op("constant"), get_op("parameter")
+# Ops that only rearrange (NumPy's views): a held one is recomputed, never kept (_kept_positions).
+_VIEW_OPS = frozenset(get_op(name) for name in ("slice", "reshape", "broadcast", "transpose", "reverse"))
 
 
 def build_module(
@@ -475,18 +477,56 @@ _plans_flags = None
 def evaluate_graph(outputs: Sequence[Instruction], bound: BufferLookup) -> list[object]:
     """Compile (or reuse) and run the computation of `outputs`; return one buffer each, on
     the device of the buffers it read (see `backend_for`)."""
+    return evaluate_graph_keeping(outputs, bound, None)[0]
+
+
+def evaluate_graph_keeping(outputs: Sequence[Instruction], bound: BufferLookup,
+                           keep: Callable[[Instruction], bool] | None) -> tuple[list, list]:
+    """evaluate_graph, also computing the interior nodes with a holder (`_holder`) that
+    `keep` accepts: (the outputs' buffers, [(kept node, its buffer), ...]).
+
+    The frontend keeps what the program still holds (its arrays): a loop that evaluates a
+    test every iteration (`while float(error) > tol`) then computes its state once, with the
+    test, instead of again from the start at every test. Nothing the program does not hold
+    is written out, and views (layout ops) are never kept: recomputing them is free."""
     global _plans_flags
     if _flags.FLAGS is not _plans_flags:
         _PLANS.clear()
         _plans_flags = _flags.FLAGS
     if _profiler._ACTIVE is not None:
         with _profiler.span("evaluate", "eval"):
-            return _evaluate(outputs, bound)
-    return _evaluate(outputs, bound)
+            return _evaluate(outputs, bound, keep)
+    return _evaluate(outputs, bound, keep)
 
 
-def _evaluate(outputs, bound):
+def _evaluate(outputs, bound, keep):
     graph = linearize(outputs, bound, lift_constants=True)
+    kept = _kept_positions(graph, keep) if keep is not None else None
+    if not kept:
+        return _run_graph(graph, bound), []
+    graph.roots += tuple(kept)
+    results = _run_graph(graph, bound)
+    count = len(outputs)
+    return results[:count], [(graph.nodes[position], buffer) for position, buffer in zip(kept, results[count:])]
+
+
+def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> list[int]:
+    """Positions of the interior nodes (neither leaves nor outputs) with a live holder that
+    `keep` accepts."""
+    kept = []
+    nodes, outputs = graph.nodes, set(graph.roots)
+    if len(nodes) == len(outputs) + len(graph.leaf_positions):
+        return kept  # (the commonest small graph: nothing between its inputs and outputs)
+    for position in range(len(nodes)):
+        holder = nodes[position]._holder
+        if holder is not None and holder() is not None:  # (a dead holder: a temporary of an expression)
+            node = nodes[position]
+            if node._bound is None and node.op not in _VIEW_OPS and position not in outputs and keep(node):
+                kept.append(position)
+    return kept
+
+
+def _run_graph(graph: Linearized, bound) -> list:
     key = (graph.signature, graph.roots)
     plan = _PLANS.get(key)
     if plan is not None:
@@ -500,7 +540,7 @@ def _evaluate(outputs, bound):
     if any(graph.nodes[position].size > _LIFTED_CONSTANT_ELEMENTS for position in graph.leaf_positions
            if graph.nodes[position].op is _CONSTANT) and get_backend(backend_name).device != "cpu":
         # Device backends keep large constants in the code: another module, not remembered here.
-        module, buffers = build_module(outputs, bound)
+        module, buffers = build_module([graph.nodes[position] for position in graph.roots], bound)
         return compile_module(module, backend_name).run(buffers)
     executable = compile_module(module_of(graph), backend_name)
     _PLANS[key] = (executable, backend_name)

@@ -100,9 +100,9 @@ def cut_outputs(monkeypatch):
     cuts = []
     evaluate = array_module.evaluate_arrays
 
-    def noting(arrays):
+    def noting(arrays, **options):
         cuts.append([array.shape for array in arrays])
-        return evaluate(arrays)
+        return evaluate(arrays, **options)
 
     monkeypatch.setattr(array_module, "evaluate_arrays", noting)
     return cuts

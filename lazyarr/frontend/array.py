@@ -29,8 +29,8 @@ import numpy as np
 
 from .. import _flags, dtypes
 from ..backends import available_devices, device_of, get_backend, to_device, transfer_manager
-from ..compile import device_of_buffers, evaluate_graph
-from ..hlo import Instruction, bind, bound_buffer, fresh_parameter
+from ..compile import device_of_buffers, evaluate_graph_keeping
+from ..hlo import Instruction, bind, bound_buffer, fresh_parameter, set_holder
 from . import tracing
 
 # The buffer holding a node's value (materialized inputs and evaluated values) lives on the
@@ -100,15 +100,24 @@ def host_copy(buffer) -> np.ndarray:
     return value
 
 
-def evaluate_arrays(arrays: Iterable[Array]) -> None:
-    """Evaluate every unevaluated array among `arrays` as one module, sharing common work."""
-    _PENDING.phase = None  # a program's own evaluation point: its later cuts start afresh
+def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
+    """Evaluate every unevaluated array among `arrays` as one module, sharing common work.
+
+    Other arrays the program still holds whose values the graph computes on the way are
+    evaluated with them (compile.evaluate_graph_keeping), so later work reads them instead
+    of computing them again. A cut of pending work (`keep_held=False`) evaluates its arrays only."""
+    keep = _still_held if keep_held else None
+    if keep_held:
+        _PENDING.phase = None  # a program's own evaluation point: its later cuts start afresh
     if type(arrays) in (list, tuple) and len(arrays) == 1 and type(arrays[0]) is Array:  # `x.eval()`, `np.asarray(x)`
         array = arrays[0]
         node = array._node
         if node._bound is None:
             tracing.check_concrete([node], _is_bound)
-            array._node = _kept(node, evaluate_graph([node], bound_buffer)[0])
+            (result,), held = evaluate_graph_keeping([node], bound_buffer, keep)
+            array._node = _kept(node, result)
+            if held:
+                _keep_held(held)
         return
     pending: list[Array] = []
     seen: set[int] = set()
@@ -122,11 +131,28 @@ def evaluate_arrays(arrays: Iterable[Array]) -> None:
         return
     nodes = [array._node for array in pending]
     tracing.check_concrete(nodes, _is_bound)  # inside la.jit: a clear error, not a crash
-    results = evaluate_graph(nodes, bound_buffer)
+    results, held = evaluate_graph_keeping(nodes, bound_buffer, keep)
     by_node = {id(node): _kept(node, result) for node, result in zip(nodes, results)}
     for array in arrays:
         if id(array._node) in by_node:
             array._node = by_node[id(array._node)]
+    if held:
+        _keep_held(held)
+
+
+def _still_held(node: Instruction) -> bool:
+    """Whether the array that last took `node` (its holder) is alive and still holds it."""
+    array = node._holder()
+    return array is not None and array._node is node
+
+
+def _keep_held(held: list) -> None:
+    """Give each held array its value computed on the way: a leaf, as an evaluated array has,
+    so the graph that computed it can be freed (the node stays bound for its other readers)."""
+    for node, buffer in held:
+        array = node._holder()
+        if array is not None and array._node is node:
+            array._node = _kept(node, buffer)
 
 
 def _kept(node: Instruction, result) -> Instruction:
@@ -206,11 +232,12 @@ def track_pending(array: Array, written: bool = False, consumed: tuple[Array, ..
     state.arrays, state.prune_at = {}, 64
     if all(other is not array for other in arrays):
         arrays.append(array)
-    evaluate_arrays(arrays)
+    evaluate_arrays(arrays, keep_held=False)
     state.phase = phase
 
 
 _new_reference = weakref.ref
+_SET_HOLDER = set_holder
 _TRACING = tracing.STATE  # its `traces`: nothing is evaluated while la.jit or grad traces
 
 
@@ -246,8 +273,11 @@ class Array:
             raise TypeError("Array wraps an HLO Instruction; use lazyarr.asarray to make arrays")
         self._node = node
         self._base = self._views = None
-        if node.depth * 2 >= _flags.FLAGS.max_pending_depth:  # (track_pending's first test, inline: hot)
-            track_pending(self)
+        depth = node.depth
+        if depth:  # (a leaf is never computed on the way)
+            _SET_HOLDER(node, _new_reference(self))  # see evaluate_arrays
+            if depth * 2 >= _flags.FLAGS.max_pending_depth:  # (track_pending's first test, inline: hot)
+                track_pending(self)
 
     # -- metadata: never evaluates ---------------------------------------------------------
     @property

@@ -32,7 +32,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..hlo import Instruction
+from ..hlo import Instruction, set_holder
 from .array import Array, deferred_cuts, track_pending
 
 Read = Callable[[Instruction], Instruction]
@@ -98,6 +98,8 @@ def assign(array: Array, node: Instruction, consumed: tuple[Array, ...] = ()) ->
         node = link.write(link.base._node, node)
         owner = link.base
     owner._node = node
+    if node.depth:
+        set_holder(node, weakref.ref(owner))  # (as Array() records: see array.evaluate_arrays)
     stack = [owner]
     while stack:  # down: every live view of a written array reads its new value
         written = stack.pop()

@@ -15,6 +15,7 @@ from .instruction import (
     make_plain,
     node_template,
     remake,
+    set_holder,
 )
 from .module import Computation, Module, post_order, replace_all, users_of
 from .op import HloError, OpDef, all_ops, get
@@ -22,6 +23,6 @@ from .op import HloError, OpDef, all_ops, get
 __all__ = [
     "Computation", "HloError", "Instruction", "Literal", "Maker", "Module", "OpDef", "all_ops",
     "bind", "bound_buffer", "constant", "evaluate", "fresh_parameter", "get", "make", "make_like", "make_plain",
-    "node_template", "post_order", "remake", "replace_all",
+    "node_template", "post_order", "remake", "replace_all", "set_holder",
     "users_of",
 ]

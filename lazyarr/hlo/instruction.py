@@ -86,8 +86,10 @@ class _Fields:
     # depth: the longest chain of operations from a leaf (0 for parameters and constants).
     # constant_only: no parameter anywhere below (a function of constants alone).
     # _identity: local_key(_local), what stands for _local in keys (the compile driver's too).
+    # _holder: a weak reference to what holds the node for a program (the frontend's array), or
+    # None; written with set_holder, read by the compile driver's `keep` (evaluate_graph).
     __slots__ = ("op", "shape", "dtype", "operands", "attrs", "_attr_map", "_local", "_identity", "_bound", "depth",
-                 "constant_only", "__weakref__")
+                 "constant_only", "_holder", "__weakref__")
 
 
 class _Unfrozen(_Fields):
@@ -459,6 +461,7 @@ def _interned(key, local, opdef, shape, dtype, operands, attr_map) -> Instructio
     instruction._local = local
     instruction._identity = key[0]
     instruction._bound = None
+    instruction._holder = None
     count = len(operands)
     if count == 2:  # the common cases unrolled: this runs for every recorded op
         first, second = operands
@@ -534,6 +537,7 @@ def fresh_parameter(shape, dtype, bound=None) -> Instruction:
     leaf._attr_map = None  # built when asked for: Instruction._built_attributes
     leaf._local = leaf._identity = ("parameter", attr_tuple, attribute_types)  # unique: never a key
     leaf._bound = bound
+    leaf._holder = None
     leaf.depth = 0
     leaf.constant_only = False
     leaf.__class__ = Instruction
@@ -544,6 +548,10 @@ def bind(node: Instruction, buffer) -> None:
     """Record `buffer` as the computed value of `node` (the evaluator's only write to a node)."""
     object.__setattr__(node, "_bound", buffer)
 
+
+# Record what holds a node for a program (a weak reference, or None): a C-level setter that
+# bypasses the immutable instruction's guard, since every recorded array sets it.
+set_holder = _Fields._holder.__set__
 
 # The buffer bound to a node, or None (a C-level getter: graph walks call it on every node).
 bound_buffer = operator.attrgetter("_bound")

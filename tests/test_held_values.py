@@ -1,0 +1,178 @@
+"""Values a program holds are computed once (compile.evaluate_graph's `keep_held`).
+
+An evaluation point (`float(x)`, `np.asarray`, a mask, `la.eval`) computes, besides what it
+was asked for, every value inside its graph that an array of the program still holds; those
+arrays become evaluated (their nodes are bound, the arrays hold leaves).
+So a loop that tests a value every iteration (`while float(error) > tol`) evaluates one
+step's graph each time, not a graph growing from the start, and compiles it once; the
+history of finished iterations is freed. Views and functions of constants are recomputed,
+never kept; cuts of pending work (frontend/array.py) keep nothing beyond their arrays.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lazyarr as la
+from lazyarr.hlo import instruction
+
+pytestmark = pytest.mark.usefixtures("fresh_cpu_cache")
+
+
+def jacobi(xp, u, iterations):
+    """Laplace relaxation tested every iteration, as NumPy code writes it."""
+    errors = []
+    for _ in range(iterations):
+        new = u.copy()
+        new[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        errors.append(float(xp.max(xp.abs(new - u))))
+        u = new
+    return u, errors
+
+
+def _plate() -> np.ndarray:
+    u = np.zeros((16, 16), np.float32)
+    u[0] = 1.0
+    return u
+
+
+def test_a_loop_testing_its_state_every_iteration_compiles_one_step():
+    before = la.cache_info().misses
+    u, errors = jacobi(la, la.asarray(_plate()), 40)
+    expected, expected_errors = jacobi(np, _plate(), 40)
+    # Same float32 operations in the same order per element: NumPy's values exactly.
+    np.testing.assert_array_equal(np.asarray(u), expected)
+    assert errors == expected_errors
+    # Iteration 1 reads the input, later ones the last state: two graphs, each compiled once
+    # (before: a graph one iteration deeper at every test, compiled 40 times).
+    assert la.cache_info().misses - before <= 2
+
+
+def test_the_state_is_evaluated_at_each_test_and_history_is_freed():
+    u = la.asarray(_plate())
+    counts = []
+    for iteration in range(60):
+        new = u.copy()
+        new[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        float(la.max(la.abs(new - u)))
+        assert new.is_evaluated  # held by `new`: computed with the test, not again later
+        u = new
+        if iteration in (20, 59):
+            gc.collect()
+            counts.append(instruction.interned_count())
+    # Finished iterations' graphs die (their nodes are leaves now): no growth with the count.
+    assert counts[1] <= counts[0] + 8, counts
+
+
+def test_only_held_values_are_kept():
+    x = la.asarray(np.arange(12, dtype=np.float64).reshape(3, 4))
+    scaled = x * 2.0 + 1.0  # held: computed with the sum below
+    view = scaled[1:, ::2]  # a view of it: recomputed from it, never kept
+    total = float((la.exp(view) - 1.0).sum())  # the exp and the subtraction: temporaries
+    assert scaled.is_evaluated
+    assert not view.is_evaluated
+    expected_scaled = np.arange(12, dtype=np.float64).reshape(3, 4) * 2.0 + 1.0
+    np.testing.assert_allclose(total, (np.exp(expected_scaled[1:, ::2]) - 1.0).sum(), rtol=1e-12)
+    np.testing.assert_array_equal(np.asarray(scaled), expected_scaled)
+    np.testing.assert_array_equal(np.asarray(view), expected_scaled[1:, ::2])
+
+
+def test_a_value_no_array_holds_is_not_written_out():
+    x = la.asarray(np.linspace(0.0, 1.0, 7))
+    later = la.sin(x * 3.0) + 1.0  # a pending graph reads x * 3.0; no array holds it
+    first = float((x * 3.0).sum())
+    np.testing.assert_allclose(first, (np.linspace(0.0, 1.0, 7) * 3.0).sum(), rtol=1e-15)
+    assert later._node.operands[0].operands[0]._bound is None
+    np.testing.assert_allclose(np.asarray(later), np.sin(np.linspace(0.0, 1.0, 7) * 3.0) + 1.0, rtol=1e-15)
+
+
+def test_an_array_that_moved_on_is_not_kept_for_its_old_value():
+    x = la.asarray(np.arange(5.0))
+    y = x * 2.0
+    old = y._node
+    z = y + 1.0
+    y += 5.0  # y holds a new node now; its old value is z's operand only
+    assert float(z.sum()) == 25.0
+    assert old._bound is None and not y.is_evaluated
+    np.testing.assert_array_equal(np.asarray(y), np.arange(5.0) * 2.0 + 5.0)
+
+
+def test_kept_values_are_read_only_and_survive_writes_to_their_sources():
+    a = la.asarray(np.arange(6, dtype=np.int64))
+    b = a * 3
+    assert int((b + 1).sum()) == 51
+    assert b.is_evaluated
+    a[0] = 100  # a write to the source: b keeps the value it had
+    np.testing.assert_array_equal(np.asarray(b), np.arange(6) * 3)
+    assert not b._node._bound.flags.writeable  # as every evaluated array's buffer: never written
+
+
+def test_a_kept_array_gets_a_leaf_and_its_node_stays_bound_for_other_readers():
+    x = la.asarray(np.arange(4.0))
+    y = x + 1.0
+    node = y._node
+    other = y * 3.0  # reads y's node
+    float(y.sum() * 2.0)
+    assert y._node.operands == () and y._node._bound is not None  # a leaf: y's graph can be freed
+    assert node._bound is y._node._bound  # the node keeps its value for `other`
+    np.testing.assert_array_equal(np.asarray(other), (np.arange(4.0) + 1.0) * 3.0)
+
+
+# -- random programs with evaluation points between their statements ---------------------------
+_LENGTH = 10
+
+
+@st.composite
+def _statement(draw):
+    kind = draw(st.sampled_from(["rebind", "write", "add", "keep", "view", "test", "mask_fill"]))
+    low = draw(st.integers(0, _LENGTH - 1))
+    high = draw(st.integers(low + 1, _LENGTH))
+    factor = draw(st.integers(-2, 2))
+    return kind, low, high, factor
+
+
+def _run(env: dict, statement, xp) -> None:
+    """One statement over int64 vectors (exact: any difference is a wrong value)."""
+    kind, low, high, factor = statement
+    a, b, kept = env["a"], env["b"], env["kept"]
+    if kind == "rebind":
+        env["b"] = b * factor + a
+    elif kind == "write":
+        a[low:high] = b[low:high] - factor
+    elif kind == "add":
+        a += b * factor
+    elif kind == "keep":
+        kept.append(a * factor - b)
+    elif kind == "view":
+        kept.append(b[low:high])
+    elif kind == "mask_fill":
+        a[b > factor] = factor
+    else:  # an evaluation point in the middle of the program
+        kept.append(int((a[low:high] * factor + b[low:high]).sum()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_statement(), min_size=1, max_size=30), st.sampled_from([0, 6, 256]))
+def test_programs_with_evaluation_points_give_numpy_values(statements, depth):
+    from lazyarr import _flags
+
+    previous = _flags.FLAGS.max_pending_depth
+    _flags.with_overrides(max_pending_depth=depth)
+    try:
+        start = np.arange(2 * _LENGTH, dtype=np.int64).reshape(2, _LENGTH) - 7
+        expected = {"a": start[0].copy(), "b": start[1].copy(), "kept": []}
+        got = {"a": la.asarray(start[0]), "b": la.asarray(start[1]), "kept": []}
+        for statement in statements:
+            _run(expected, statement, np)
+            _run(got, statement, la)
+        for name in ("a", "b"):
+            np.testing.assert_array_equal(np.asarray(got[name]), expected[name], err_msg=name)
+        for index, (value, want) in enumerate(zip(got["kept"], expected["kept"])):
+            np.testing.assert_array_equal(np.asarray(value), want, err_msg=f"kept[{index}]")
+    finally:
+        _flags.with_overrides(max_pending_depth=previous)
