@@ -121,6 +121,36 @@ def black_scholes(xp, spot, strike, years, rate, volatility):
     return call, put
 
 
+# -- 10. Laplace relaxation, tested every iteration -------------------------------------------
+def relaxation(xp, initial, iterations, tolerance):
+    """Jacobi iterations for Laplace's equation, each followed by a convergence test that reads a
+    value (`float(...)`): the loop's exit depends on the data, as in most iterative solvers."""
+    u = initial.copy()
+    for _ in range(iterations):
+        new = u.copy()
+        new[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        change = float(xp.max(xp.abs(new - u)))
+        u = new
+        if change < tolerance:
+            break
+    return u
+
+
+# -- 11. Game of Life ----------------------------------------------------------------------------
+def life(xp, board, generations):
+    """Conway's rules on an int8 board with a dead border, written with masks (the classic NumPy
+    version): neighbour counts from eight slices, then `Z[1:-1, 1:-1][birth | survive] = 1`."""
+    board = board.copy()
+    for _ in range(generations):
+        neighbours = (board[:-2, :-2] + board[:-2, 1:-1] + board[:-2, 2:] + board[1:-1, :-2]
+                      + board[1:-1, 2:] + board[2:, :-2] + board[2:, 1:-1] + board[2:, 2:])
+        birth = (neighbours == 3) & (board[1:-1, 1:-1] == 0)
+        survive = ((neighbours == 2) | (neighbours == 3)) & (board[1:-1, 1:-1] == 1)
+        board[...] = 0
+        board[1:-1, 1:-1][birth | survive] = 1
+    return board
+
+
 # -- 8. the T1 MLP training loop ---------------------------------------------------------------
 def mlp_step(xp, w1, b1, w2, b2, x, one_hot):
     """One SGD step of benchmarks/workloads.py's T1 (hand-written backward): (loss, *new parameters)."""

@@ -177,6 +177,22 @@ def check_mlp(results, expected, strict_dtype):
     return compare(results, expected, tuple(1e-5 + 1e-4 * np.abs(array) for array in expected), strict_dtype, names)
 
 
+def check_relaxation(results, expected, strict_dtype):
+    """Each iteration is a convex combination (four neighbours weighing 0.25): rounding does not
+    grow, so 100 iterations adding a few ulps (6e-8) each of values in [0, 1] stay below atol 1e-5.
+    (The loop runs all its iterations: the tolerance is below any change float32 shows.)"""
+    return compare(results, expected, (1e-5,), strict_dtype, ("u",))
+
+
+def check_life(results, expected, strict_dtype):
+    """Integer cells: identical."""
+    problem = _same_layout(results[0], expected[0], strict_dtype)
+    if problem:
+        return False, f"board: {problem}", math.inf
+    differ = int((results[0] != expected[0]).sum())
+    return (differ == 0, "ok" if differ == 0 else f"{differ} cells differ", math.inf if differ else 0.0)
+
+
 # -- programs ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Program:
@@ -249,6 +265,20 @@ def _black_scholes_inputs(rng, quick):
             {"rate": 0.02, "volatility": 0.3})
 
 
+def _relaxation_inputs(rng, quick):
+    side = 32 if quick else 128
+    initial = np.zeros((side, side), np.float32)
+    initial[0, :] = 1  # a hot edge
+    return {"initial": initial}, {"iterations": 20 if quick else 100, "tolerance": 1e-9}
+
+
+def _life_inputs(rng, quick):
+    side = 32 if quick else 256
+    board = (rng.random((side, side)) < 0.25).astype(np.int8)
+    board[0, :] = board[-1, :] = board[:, 0] = board[:, -1] = 0
+    return {"board": board}, {"generations": 30}
+
+
 MLP_STEPS = 10
 
 
@@ -280,6 +310,11 @@ PROGRAMS: dict[str, Program] = {
         Program("black-scholes", "Black-Scholes 1e6 options (A&S normal CDF)", _black_scholes_inputs,
                 kernels.black_scholes, check_black_scholes,
                 check_arguments=lambda arrays, parameters: {"spot": arrays["spot"], "strike": arrays["strike"]}),
+        Program("relaxation", "Laplace relaxation 128x128, 100 iterations, each tested with float()",
+                _relaxation_inputs, kernels.relaxation, check_relaxation, jax_note="n/a: slice assignment",
+                jit_note="n/a: a test of a value every iteration"),
+        Program("life", "Game of Life 256x256 int8, 30 generations (masked fill)", _life_inputs, kernels.life,
+                check_life, jax_note="n/a: masked assignment"),
         Program("mlp", f"T1 MLP training, {MLP_STEPS} steps, eager", _mlp_inputs, kernels.mlp_training, check_mlp),
         Program("mlp-jit", f"T1 MLP training, {MLP_STEPS} steps, jitted step", _mlp_inputs, kernels.mlp_training,
                 check_mlp, jit_step=True, jit_note="n/a: its step is jitted (row above: whole loop)"),
