@@ -102,6 +102,24 @@ def test_sort_edge_values():
     assert np.signbit(np.asarray(sort(as_array(values)))).tolist() == np.signbit(stable).tolist()
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_sorted_values_are_the_stable_sorts_bits_with_signed_zeros_and_nan_payloads(dtype):
+    # The value sort runs NumPy's fast unstable sort unless equal elements could differ in
+    # bits: here both zeros and NaNs of two payloads, spread over long rows (sorting.py).
+    rng = np.random.default_rng(3)
+    values = rng.standard_normal((3, 4000)).astype(dtype)
+    values[:, ::7] = 0.0
+    values[:, 3::11] = -0.0
+    bits = values.view(np.dtype(f"u{values.itemsize}"))
+    bits[:, 5::13] = np.array(np.nan, dtype).view(bits.dtype) | 1  # a NaN with another payload
+    values[:, 6::17] = np.nan
+    for axis in (0, 1):
+        stable = np.sort(values, axis=axis, kind="stable")
+        assert np.asarray(sort(as_array(values), axis=axis)).tobytes() == stable.tobytes()
+    integers = rng.integers(-5, 5, (2, 3000))
+    assert np.asarray(sort(as_array(integers), axis=1)).tobytes() == np.sort(integers, axis=1, kind="stable").tobytes()
+
+
 def test_sort_zero_dimensional_and_errors():
     scalar = np.array(4)
     assert_same(sort(as_array(scalar), axis=None), np.sort(scalar, axis=None))

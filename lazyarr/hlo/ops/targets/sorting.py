@@ -34,8 +34,25 @@ def _sorted_order(value, options):
 
 def _sort(values, options):
     (value,) = values
+    axis = options["axis"]
+    if not options.get("descending", False):
+        # NumPy's default sort (SIMD quicksort) is 3-6x faster than its stable sort and gives
+        # the same values wherever equal elements are equal bit for bit: always for integers
+        # and booleans; for floats unless both zeros or NaNs are there (-0.0 == 0.0, and NaNs
+        # of other payloads), whose stable order the stable sort then gives.
+        result = np.sort(value, axis=axis)
+        if value.dtype.kind != "f" or not _has_unordered_equals(result, axis):
+            return (result,)
+        return (np.sort(value, axis=axis, kind="stable"),)
     order = _sorted_order(value, options)
-    return (np.take_along_axis(value, order, axis=options["axis"]),)
+    return (np.take_along_axis(value, order, axis=axis),)
+
+
+def _has_unordered_equals(ordered: np.ndarray, axis: int) -> bool:
+    """Whether a sorted float array holds a zero or a NaN (NaNs sort last along `axis`)."""
+    if ordered.size == 0:
+        return False
+    return bool((ordered == 0).any()) or bool(np.isnan(np.take(ordered, -1, axis=axis)).any())
 
 
 def _argsort(values, options):
