@@ -514,15 +514,17 @@ def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> l
     """Positions of the interior nodes (neither leaves nor outputs) with a live holder that
     `keep` accepts."""
     kept = []
-    nodes, outputs = graph.nodes, set(graph.roots)
-    if len(nodes) == len(outputs) + len(graph.leaf_positions):
-        return kept  # (the commonest small graph: nothing between its inputs and outputs)
-    for position in range(len(nodes)):
-        holder = nodes[position]._holder
-        if holder is not None and holder() is not None:  # (a dead holder: a temporary of an expression)
-            node = nodes[position]
-            if node._bound is None and node.op not in _VIEW_OPS and position not in outputs and keep(node):
-                kept.append(position)
+    nodes = graph.nodes
+    if len(nodes) <= len(graph.roots) + len(graph.leaf_positions):
+        return kept  # (nothing between the inputs and the outputs, or only repeated outputs)
+    position = -1
+    for node in nodes:  # (every evaluation: one attribute test per node when nothing is held)
+        position += 1
+        holder = node._holder
+        if holder is None or holder() is None:  # (a dead holder: a temporary of an expression)
+            continue
+        if node._bound is None and node.op not in _VIEW_OPS and position not in graph.roots and keep(node):
+            kept.append(position)
     return kept
 
 

@@ -171,6 +171,7 @@ class NativeRun:
     scratch_sizes: tuple[int, ...] = ()
 
     def __post_init__(self):
+        self.address = ctypes.addressof(self.program)  # (what the dispatch call takes)
         self.outputs = [(slot, shape, dtype) for kernel in self.kernels
                         for slot, (shape, dtype) in zip(kernel.outputs, kernel.output_specs)]
         self.scratch_sizes = tuple(sorted({placeholder_index(size) for slot, shape, _ in self.outputs
@@ -195,7 +196,9 @@ def _sized_plan(run: NativeRun, sizes) -> tuple:
         vectors.append(vector)
         program[start + 2] = ctypes.addressof(vector)
     outputs = [(slot, resolve_shape(shape, sizes), dtype) for slot, shape, dtype in run.outputs]
-    return program, outputs, vectors  # the plan keeps the size vectors the program points to
+    # (the program's address: dispatch takes an int faster than a ctypes array; the plan keeps
+    # the program and the size vectors it points to alive)
+    return ctypes.addressof(program), outputs, (program, vectors)
 
 
 def native_runs(steps: list, output_slots=()) -> list:
@@ -341,11 +344,11 @@ def _run_native(run: NativeRun, slots, sizes) -> None:
                 _run_kernel(kernel, slots, sizes)
             return
     else:
-        program, outputs = run.program, run.outputs
+        program, outputs = run.address, run.outputs
     if not run.internal or not run.scratch_lock.acquire(blocking=False):  # (busy: another thread runs it)
         for slot, shape, dtype in outputs:
             slots[slot] = _output(shape, dtype)
-        dispatch.dispatcher()(program, id(slots))  # (the list: see llvm/dispatch.py)
+        (_DISPATCH or _dispatch())(program, id(slots))  # (the list: see llvm/dispatch.py)
         return
     try:
         # (the usual case, temporaries of concrete shapes: one set of buffers, key ())
@@ -356,9 +359,19 @@ def _run_native(run: NativeRun, slots, sizes) -> None:
         for slot, shape, dtype in outputs:
             buffer = scratch.get(slot)
             slots[slot] = _output(shape, dtype) if buffer is None else buffer
-        dispatch.dispatcher()(program, id(slots))  # (the list: see llvm/dispatch.py)
+        (_DISPATCH or _dispatch())(program, id(slots))  # (the list: see llvm/dispatch.py)
     finally:
         run.scratch_lock.release()
+
+
+def _dispatch():
+    """dispatch.dispatcher(), kept here after the first run (a cached call costs ~60 ns a run)."""
+    global _DISPATCH
+    _DISPATCH = dispatch.dispatcher()
+    return _DISPATCH
+
+
+_DISPATCH = None
 
 
 # A run keeps the buffers of values only it reads (temporaries between its kernels) for its
