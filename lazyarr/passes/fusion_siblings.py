@@ -10,6 +10,9 @@ After producer -> consumer fusion, two clusters of groups merge when
 * their loops agree: loop roots of one shape, or reductions over the same operand shape and
   dimensions (a loop root whose shape is that operand shape fits the reduction's loop too);
 * neither reads a reduction root of the other (it is complete only when the kernel ends);
+* a reduction of every dimension (to a scalar) merges with reductions only: beside a loop it
+  would run serially in the loop's kernel, where alone its kernel splits it over threads
+  (split_reductions.py), and the loop's value would be computed in both loop nests;
 * merging makes no cycle: no path leaves the pair and comes back into it;
 * the merged kernel takes at most `max_operands` operands and holds at most
   `max_instructions` instructions (twice that when one reads several values the other
@@ -172,6 +175,12 @@ def _can_merge(first, second, walk: _Walk, policy: FusionPolicy) -> FusionDecisi
         return FusionDecision.no(
             f"their loops differ ({_space_text(first.space)} vs {_space_text(second.space)})"
         )
+    for whole, other in ((first, second), (second, first)):
+        if _reduces_everything(whole.space) and other.space[1] is None:
+            return FusionDecision.no(
+                "a reduction of every dimension stays apart from loops (alone, its kernel splits "
+                "into partials over threads; merged, it would run serially beside the loop)"
+            )
     for reader, writer in ((first, second), (second, first)):
         for group in reader.groups:
             for key in group.inputs:
@@ -209,6 +218,12 @@ def _can_merge(first, second, walk: _Walk, policy: FusionPolicy) -> FusionDecisi
     if cycle:
         return FusionDecision.no("one depends on the other through a third kernel or instruction")
     return FusionDecision.yes()
+
+
+def _reduces_everything(space: tuple) -> bool:
+    """Whether an iteration space is a `reduce` over every dimension of its loop (a scalar)."""
+    shape, dims = space
+    return dims is not None and dims[0] == "reduce" and len(dims[1]) == len(shape) > 0
 
 
 def _read_through_remap(reader: Cluster, writer: Cluster) -> tuple[Instruction, Instruction] | None:

@@ -437,6 +437,22 @@ def test_mean_and_variance_share_a_multi_output_reduction():
     assert ("fusion(reduce.1)", "fusion(reduce.6)") in merged
 
 
+def test_a_reduction_to_a_scalar_stays_apart_from_the_loop_it_reads():
+    # `new = stencil(u); error = max(abs(new - u))`: merged, the kernel would compute the
+    # loop's value in two loop nests and reduce serially; apart, the loop writes `new` and the
+    # reduction reads it (its own kernel splits over threads when large).
+    u = parameter(0, (6, 7))
+    new = make("multiply", [make("add", [u, make("exp", [u])]), broadcast(constant(0.5, F32), (6, 7), ())])
+    error = make("reduce", [make("abs", [make("subtract", [new, u])])], dimensions=(0, 1), kind="max")
+    rows = make("reduce", [new], dimensions=(1,), kind="sum")  # not every dimension: may merge
+    module = module_of([new, error, rows], [u])
+    instructions = fuse(module, [random_array((6, 7))])
+    kernels = {node.attr("computation").name for node in instructions if node.opcode == "fusion"}
+    assert len(kernels) == 2
+    reasons = [decision.reason for _, _, decision in module.notes["fusion"].decisions]
+    assert any(reason.startswith("a reduction of every dimension stays apart from loops") for reason in reasons)
+
+
 def test_outputs_of_one_eval_reading_the_same_inputs_share_a_kernel():
     x, y = parameter(0, (4,)), parameter(1, (4,))
     module = module_of([make("exp", [make("add", [x, y])]), make("log", [x])], [x, y])
