@@ -512,20 +512,38 @@ def _evaluate(outputs, bound, keep):
 
 def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> list[int]:
     """Positions of the interior nodes (neither leaves nor outputs) with a live holder that
-    `keep` accepts."""
+    `keep` accepts, at most _MOST_KEPT of them.
+
+    Never a value larger than the largest the evaluation reads or writes anyway: a program
+    may name a huge lazy product and read a few elements of it (`M = a[:, None] * a[None, :]`,
+    `float(M[3, 4])`), which must stay as cheap as it is lazily. Never a function of constants
+    alone (it is computed wherever it is read, on any device) nor a view (free to recompute)."""
     kept = []
     nodes = graph.nodes
     if len(nodes) <= len(graph.roots) + len(graph.leaf_positions):
         return kept  # (nothing between the inputs and the outputs, or only repeated outputs)
+    largest = None
     position = -1
     for node in nodes:  # (every evaluation: one attribute test per node when nothing is held)
         position += 1
         holder = node._holder
         if holder is None or holder() is None:  # (a dead holder: a temporary of an expression)
             continue
-        if node._bound is None and node.op not in _VIEW_OPS and position not in graph.roots and keep(node):
+        if (node._bound is not None or node.constant_only or node.op in _VIEW_OPS or position in graph.roots
+                or not keep(node)):
+            continue
+        if largest is None:
+            largest = max(nodes[index].size for index in (*graph.leaf_positions, *graph.roots))
+        if node.size <= largest:
             kept.append(position)
+            if len(kept) == _MOST_KEPT:
+                break
     return kept
+
+
+# At most this many held values are written out by one evaluation (each is one more output of
+# its module: a program holding hundreds of arrays must not make a module of hundreds).
+_MOST_KEPT = 32
 
 
 def _run_graph(graph: Linearized, bound) -> list:

@@ -102,6 +102,43 @@ def test_an_array_that_moved_on_is_not_kept_for_its_old_value():
     np.testing.assert_array_equal(np.asarray(y), np.arange(5.0) * 2.0 + 5.0)
 
 
+def test_a_held_value_larger_than_what_the_evaluation_touches_stays_lazy():
+    # A named outer product read at one element: keeping it would allocate all of it (a
+    # 100,000-element vector makes a 75 GiB one); only what the evaluation reads or writes
+    # anyway bounds what is kept.
+    a = la.asarray(np.arange(3000.0))
+    product = a[:, None] * a[None, :]
+    assert float(product[3, 4]) == 12.0
+    assert not product.is_evaluated
+    total = a * 2.0  # as large as the input: kept
+    assert float(total.sum()) == 2.0 * np.arange(3000.0).sum()
+    assert total.is_evaluated
+
+
+def test_functions_of_constants_and_views_are_not_kept():
+    steps = la.arange(5.0) * 2.0 + 1.0  # constants only: computed wherever it is read
+    x = la.asarray(np.ones(5))
+    assert float((x * steps).sum()) == 25.0
+    assert not steps.is_evaluated
+    z = la.asarray(np.array([1 + 2j, 3 - 1j])) * 2.0
+    real = z.real  # a view of z
+    assert float((real * 3.0).sum()) == 24.0
+    assert z.is_evaluated and not real.is_evaluated
+
+
+def test_one_evaluation_writes_out_a_bounded_number_of_held_values():
+    from lazyarr import compile as compile_module
+
+    x = la.asarray(np.linspace(0.0, 1.0, 8))
+    held = [la.sin(x + float(index)) for index in range(compile_module._MOST_KEPT + 8)]
+    total = held[0]
+    for value in held[1:]:
+        total = total + value
+    expected = sum(np.sin(np.linspace(0.0, 1.0, 8) + index) for index in range(len(held)))
+    np.testing.assert_allclose(np.asarray(total), expected, rtol=1e-13)
+    assert sum(value.is_evaluated for value in held) == compile_module._MOST_KEPT
+
+
 def test_kept_values_are_read_only_and_survive_writes_to_their_sources():
     a = la.asarray(np.arange(6, dtype=np.int64))
     b = a * 3

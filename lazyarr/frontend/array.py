@@ -141,18 +141,22 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
 
 
 def _still_held(node: Instruction) -> bool:
-    """Whether the array that last took `node` (its holder) is alive and still holds it."""
+    """Whether the array that last took `node` (its holder) is alive, still holds it, and owns
+    its value (a view, `.real` or a slice, is recomputed from its base, never written out)."""
     array = node._holder()
-    return array is not None and array._node is node
+    return array is not None and array._node is node and array._base is None
 
 
 def _keep_held(held: list) -> None:
     """Give each held array its value computed on the way: a leaf, as an evaluated array has,
-    so the graph that computed it can be freed (the node stays bound for its other readers)."""
+    so the graph that computed it can be freed (the node stays bound for its other readers).
+    The leaf is made first: the test and the move are consecutive steps, so a write by another
+    thread (`y += 1`) in between is as unlikely as for the arrays evaluate_arrays is given."""
     for node, buffer in held:
+        leaf = _kept(node, buffer)
         array = node._holder()
         if array is not None and array._node is node:
-            array._node = _kept(node, buffer)
+            array._node = leaf
 
 
 def _kept(node: Instruction, result) -> Instruction:

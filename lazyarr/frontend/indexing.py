@@ -396,11 +396,18 @@ def setitem(array, key, value) -> Instruction:
         return _SETITEMS.build(signature, lambda node, new: _written(
             node, recipe.plan, _update_node(wrap(new), node.dtype, recipe.plan.result_shape(), False)), base, update)
     array = as_array(array, where="__setitem__")
-    if not plain and _is_leading_mask(array.shape, key) and np.ndim(value) == 0:
+    if not plain and _is_leading_mask(array.shape, key) and _is_zero_dimensional(value):
         return _masked_fill(array, key, value)
     plan = basic_key(array.shape, key).plan if plain else parse_key(array.shape, key)
     update = _update_node(value, array.dtype, plan.result_shape(), plan.is_advanced)
     return _written(array._node, plan, update)
+
+
+def _is_zero_dimensional(value) -> bool:
+    """Whether a value to assign is 0-d, without evaluating it (np.ndim of a lazy array would)."""
+    if isinstance(value, Array):
+        return value.ndim == 0
+    return not isinstance(value, (list, tuple)) and np.ndim(value) == 0
 
 
 def _is_leading_mask(shape: tuple, key) -> bool:

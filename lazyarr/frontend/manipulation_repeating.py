@@ -263,24 +263,54 @@ def pad(array, pad_width, mode="constant", **kwargs) -> Array:
 
 
 def _pad_by_index(source: Array, widths: list[tuple[int, int]], mode: str, reflect_type: str) -> Array:
-    """Modes whose padding repeats the array's own elements: along each axis in turn (as NumPy
-    pads, so corners come from the axes padded before), element i of the padded axis is the
-    source element at a position fixed by the mode, one static `take` per padded axis."""
-    if reflect_type not in ("even", "odd"):
-        raise ValueError(f"pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
-    if reflect_type == "odd":
+    """Modes whose padding repeats the array's own elements, along each axis in turn (as NumPy
+    pads, so corners come from the axes padded before): the padding is slices of the axis
+    (reversed to reflect, a size-1 slice broadcast for 'edge') joined to it, which fuse into
+    one copy; a width beyond what one reflection or wrap reaches takes every padded element's
+    source position instead (a static `take`, NumPy's repeated periods)."""
+    if reflect_type == "odd":  # (NumPy takes any other value as 'even')
         raise NotImplementedError("pad: reflect_type='odd' is not implemented by lazyarr; the default 'even' is")
     from .indexing_take import take
 
-    result = source
+    node = source._node
     for axis, (before, after) in enumerate(widths):
         if before == 0 and after == 0:
             continue
-        size = result.shape[axis]
+        size = node.shape[axis]
         if size == 0:
             raise ValueError(f"pad: can't extend empty axis {axis} using modes other than 'constant' or 'empty'")
-        result = take(result, _INDEXED_MODES[mode](np.arange(-before, size + after), size), axis=axis)
-    return result
+        pieces = _padding_slices(node, axis, before, after, mode)
+        if pieces is None:
+            positions = _INDEXED_MODES[mode](np.arange(-before, size + after), size)
+            node = take(wrap(node), positions, axis=axis)._node
+        else:
+            node = make("concatenate", [piece for piece in pieces if piece.shape[axis]], dimension=axis)
+    return wrap(node)
+
+
+def _padding_slices(node, axis: int, before: int, after: int, mode: str) -> list | None:
+    """[before, node, after] along `axis` as slices of `node`, or None when a width exceeds
+    what one copy of the mode's period covers."""
+    size = node.shape[axis]
+    if mode == "edge":
+        shape = list(node.shape)
+
+        def edge(start, width):
+            shape[axis] = width
+            return broadcast_node(slice_node(node, axis, start, start + 1), shape, where="pad")
+
+        return [edge(0, before), node, edge(size - 1, after)]
+    reach = size - 1 if mode == "reflect" else size
+    if before > reach or after > reach or (mode == "reflect" and size == 1):
+        return None
+    if mode == "wrap":
+        return [slice_node(node, axis, size - before, size), node, slice_node(node, axis, 0, after)]
+    skip = 1 if mode == "reflect" else 0  # reflect leaves the edge element out, symmetric repeats it
+
+    def mirrored(start, stop):
+        return make("reverse", [slice_node(node, axis, start, stop)], dimensions=(axis,))
+
+    return [mirrored(skip, skip + before), node, mirrored(size - skip - after, size - skip)]
 
 
 def _reflected(positions: np.ndarray, size: int) -> np.ndarray:

@@ -53,6 +53,30 @@ def test_masked_fill_matches_numpy(fill, lazy_mask):
     np.testing.assert_array_equal(np.asarray(got).view(np.uint8), expected.view(np.uint8))
 
 
+def test_a_lazy_fill_value_is_not_evaluated_and_traces():
+    mask = np.array([True, False, True, False])
+    value = la.asarray(np.float64(3.0)) * 1.0
+    x = la.zeros(4)
+    x[mask] = value
+    assert not value.is_evaluated  # (np.ndim of a lazy value would have evaluated it)
+    np.testing.assert_array_equal(np.asarray(x), [3.0, 0.0, 3.0, 0.0])
+
+    @la.jit
+    def fill(target, fill_value):
+        target = target.copy()
+        target[mask] = fill_value
+        return target
+
+    np.testing.assert_array_equal(np.asarray(fill(la.zeros(4), la.asarray(np.float64(2.0)))), [2.0, 0.0, 2.0, 0.0])
+
+    def total(fill_value):
+        target = la.zeros(4)
+        target[mask] = fill_value
+        return target.sum()
+
+    assert float(la.grad(total)(la.asarray(2.0))) == 2.0  # two elements take the value
+
+
 def test_a_fill_through_a_view_writes_the_base():
     board = np.zeros((6, 6), np.int8)
     board[2, 1:4] = 1
