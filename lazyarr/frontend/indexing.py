@@ -69,10 +69,15 @@ def getitem(array, key) -> Array:
                 recipe = _plain_tuple_key(array._node.shape, key)  # hot: `u[1:-1, 1:-1]` of a lazy array
                 if recipe is not None and recipe.is_view:
                     return make_view(array, recipe.read, recipe.write, layout=recipe.layout)
-        elif type(buffer) is _NDARRAY and buffer.ndim == len(key) and _all_ints(key):
-            element = _element_read(buffer, key)  # `m[i, j]`
-            if element is not None:
-                return element
+        elif type(buffer) is _NDARRAY:
+            if buffer.ndim == len(key) and _all_ints(key):
+                element = _element_read(buffer, key)  # `m[i, j]`
+                if element is not None:
+                    return element
+            elif type(array) is Array:
+                recipe = _plain_tuple_key(array._node.shape, key)  # hot: `u[:-2, 1:-1]` of an evaluated u
+                if recipe is not None and recipe.is_view:
+                    return _view_of_evaluated(array, buffer[key], recipe)
     if isinstance(array, Array) and (type(key) is int or _is_plain_basic(key)):
         return _basic_getitem(array, key)
     if type(key) is Array and type(array) is Array and key.ndim and dtypes.is_bool(key.dtype):
@@ -125,17 +130,7 @@ def _basic_getitem(array: Array, key) -> Array:
         except (IndexError, TypeError):
             value = None  # the general path raises lazyarr's error
         if type(value) is np.ndarray:
-            if value.flags.c_contiguous:
-                return _view_of_buffer(array, value, key)
-            # A strided view: its node is the slice of `array`, bound to NumPy's view (read
-            # as is, nothing compiled); a computation reading it computes the slice in its
-            # kernel (compile.linearize) rather than copying the view into a buffer first.
-            recipe = basic_key(array.shape, key)
-            node = recipe.read(array._node)
-            if node._bound is None:
-                value.flags.writeable = False
-                bind(node, value)
-            return make_view(array, recipe.read, recipe.write, node=node, layout=recipe.layout)
+            return _view_of_evaluated(array, value, basic_key(array.shape, key))
         elif value is not None:
             return Element(value)
     recipe = basic_key(array.shape, key)
@@ -264,17 +259,26 @@ def _hashable(item):
     return (slice, item.start, item.stop, item.step) if type(item) is slice else item
 
 
-def _view_of_buffer(array: Array, value: np.ndarray, key) -> Array:
-    """`array[key]` (a basic key) of an evaluated host array, whose value NumPy's view `value` is.
+def _view_of_evaluated(array: Array, value: np.ndarray, recipe: BasicKey) -> Array:
+    """`array[key]` (a basic key, parsed as `recipe`) of an evaluated host array, whose value
+    NumPy's view `value` is.
 
     Reading results row by row or element by element costs what NumPy's indexing costs
     instead of a graph and a compile per new index: an element is an `Element` (NumPy's
-    scalar), a slice a view whose value is a leaf bound to NumPy's view of the buffer (so slice
-    offsets are data, not part of any compiled kernel); writes through the view still reach
-    `array`, and later writes to `array` re-read through the graph (views.py).
+    scalar), a contiguous slice a view whose value is a leaf bound to NumPy's view of the
+    buffer (so slice offsets are data, not part of any compiled kernel). A strided view's node
+    is the slice of `array`, bound to NumPy's view (read as is, nothing compiled); a
+    computation reading it computes the slice in its kernel (compile.linearize) rather than
+    copying the view into a buffer first. Writes through the view still reach `array`, and
+    later writes to `array` re-read through the graph (views.py).
     """
-    recipe = basic_key(array.shape, key)
-    return make_view(array, recipe.read, recipe.write, node=leaf_for(value), layout=recipe.layout)
+    if value.flags.c_contiguous:
+        return make_view(array, recipe.read, recipe.write, node=leaf_for(value), layout=recipe.layout)
+    node = recipe.read(array._node)
+    if node._bound is None:
+        value.setflags(write=False)
+        bind(node, value)
+    return make_view(array, recipe.read, recipe.write, node=node, layout=recipe.layout)
 
 
 def _is_view(plan: IndexPlan) -> bool:
