@@ -42,7 +42,12 @@ _INITIALIZE_LOCK = threading.Lock()
 # loop vectorized 16 float32 lanes wide and interleaved 4 times leaves up to 63 elements, which
 # in short rows is much of the work. Without it `la.jit(heat)` (254-element rows) ran 0.62 ->
 # 0.78 ms and `la.jit(mandelbrot)` (300-element rows, complex) 0.70 -> 1.06 ms.
-_LLVM_OPTIONS: tuple[str, ...] = ("-alias-set-saturation-threshold=2000",)
+# Runtime unrolling (loops of unknown trip count unrolled with a remainder) is off: a kernel's
+# loops are vectorized and interleaved already, and what it unrolled (remainders, the tiled
+# transpose's inner loops) ran no faster: W1-W7 and the programs' jitted runs equal to noise
+# (single thread, three alternated runs), while cold first calls got shorter (W2 GELU 138-158 ->
+# 111 ms, W3 softmax 73 -> 66, W7b 40 -> 30; the others unchanged).
+_LLVM_OPTIONS: tuple[str, ...] = ("-alias-set-saturation-threshold=2000", "-unroll-runtime=false")
 _initialized = {"native": False, "all": False}
 
 
