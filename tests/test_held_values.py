@@ -6,7 +6,8 @@ arrays become evaluated (their nodes are bound, the arrays hold leaves).
 So a loop that tests a value every iteration (`while float(error) > tol`) evaluates one
 step's graph each time, not a graph growing from the start, and compiles it once; the
 history of finished iterations is freed. Views and functions of constants are recomputed,
-never kept; cuts of pending work (frontend/array.py) keep nothing beyond their arrays.
+never kept; cuts of pending work (frontend/array.py) keep nothing beyond their arrays. Random
+programs with evaluation points between their statements: test_loops_and_dispatch.py.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import gc
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import lazyarr as la
 from lazyarr.hlo import instruction
@@ -158,58 +157,3 @@ def test_a_kept_array_gets_a_leaf_and_its_node_stays_bound_for_other_readers():
     assert y._node.operands == () and y._node._bound is not None  # a leaf: y's graph can be freed
     assert node._bound is y._node._bound  # the node keeps its value for `other`
     np.testing.assert_array_equal(np.asarray(other), (np.arange(4.0) + 1.0) * 3.0)
-
-
-# -- random programs with evaluation points between their statements ---------------------------
-_LENGTH = 10
-
-
-@st.composite
-def _statement(draw):
-    kind = draw(st.sampled_from(["rebind", "write", "add", "keep", "view", "test", "mask_fill"]))
-    low = draw(st.integers(0, _LENGTH - 1))
-    high = draw(st.integers(low + 1, _LENGTH))
-    factor = draw(st.integers(-2, 2))
-    return kind, low, high, factor
-
-
-def _run(env: dict, statement, xp) -> None:
-    """One statement over int64 vectors (exact: any difference is a wrong value)."""
-    kind, low, high, factor = statement
-    a, b, kept = env["a"], env["b"], env["kept"]
-    if kind == "rebind":
-        env["b"] = b * factor + a
-    elif kind == "write":
-        a[low:high] = b[low:high] - factor
-    elif kind == "add":
-        a += b * factor
-    elif kind == "keep":
-        kept.append(a * factor - b)
-    elif kind == "view":
-        kept.append(b[low:high])
-    elif kind == "mask_fill":
-        a[b > factor] = factor
-    else:  # an evaluation point in the middle of the program
-        kept.append(int((a[low:high] * factor + b[low:high]).sum()))
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(_statement(), min_size=1, max_size=30), st.sampled_from([0, 6, 256]))
-def test_programs_with_evaluation_points_give_numpy_values(statements, depth):
-    from lazyarr import _flags
-
-    previous = _flags.FLAGS.max_pending_depth
-    _flags.with_overrides(max_pending_depth=depth)
-    try:
-        start = np.arange(2 * _LENGTH, dtype=np.int64).reshape(2, _LENGTH) - 7
-        expected = {"a": start[0].copy(), "b": start[1].copy(), "kept": []}
-        got = {"a": la.asarray(start[0]), "b": la.asarray(start[1]), "kept": []}
-        for statement in statements:
-            _run(expected, statement, np)
-            _run(got, statement, la)
-        for name in ("a", "b"):
-            np.testing.assert_array_equal(np.asarray(got[name]), expected[name], err_msg=name)
-        for index, (value, want) in enumerate(zip(got["kept"], expected["kept"])):
-            np.testing.assert_array_equal(np.asarray(value), want, err_msg=f"kept[{index}]")
-    finally:
-        _flags.with_overrides(max_pending_depth=previous)

@@ -188,10 +188,10 @@ _LENGTH = 12
 def _statements(draw):
     """One statement of a random program over int64 vectors `a` and `b` (exact arithmetic, so
     any difference from NumPy is a wrong value, not rounding): slice writes of temporaries and
-    of named values, in-place operators with temporary and named operands, rebinding, and
-    writes through views kept for later."""
+    of named values, in-place operators with temporary and named operands, rebinding, writes
+    through views kept for later, masked fills, and evaluation points between statements."""
     kind = draw(st.sampled_from(["write_temporary", "write_named", "add_temporary", "subtract_named",
-                                 "rebind", "view_write", "view_add"]))
+                                 "rebind", "view_write", "view_add", "read", "mask_fill"]))
     low = draw(st.integers(0, _LENGTH - 1))
     high = draw(st.integers(low + 1, _LENGTH))
     shift = draw(st.integers(-low, _LENGTH - high))
@@ -222,6 +222,10 @@ def _run_statement(env: dict, statement) -> None:
         view = a[low:high]
         view[...] = view * factor + 1
         kept.append(view)
+    elif kind == "read":  # an evaluation point: values the program holds are kept (test_held_values.py)
+        kept.append(int((a[low:high] * factor + b[low + shift:high + shift]).sum()))
+    elif kind == "mask_fill":  # lazy: where(mask, value, a)
+        a[b > factor] = factor
     else:
         view = b[low:high]
         view += factor
