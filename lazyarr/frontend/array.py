@@ -30,7 +30,7 @@ import numpy as np
 from .. import _flags, dtypes
 from ..backends import available_devices, device_of, get_backend, to_device, transfer_manager
 from ..compile import device_of_buffers, evaluate_graph_keeping
-from ..hlo import Instruction, bind, bound_buffer, fresh_parameter, set_holder
+from ..hlo import Instruction, bind, bound_buffer, fresh_parameter, set_holder, template
 from . import tracing
 
 # The buffer holding a node's value (materialized inputs and evaluated values) lives on the
@@ -210,7 +210,7 @@ def track_pending(array: Array, written: bool = False, consumed: tuple[Array, ..
     node = array._node
     depth = node.depth
     budget = _flags.FLAGS.max_pending_depth
-    if not budget or depth * 2 < budget or _TRACING.traces:
+    if not budget or depth * 2 < budget or _TRACING.traces or _RECORDING.depth:
         return
     state = _PENDING
     pending = state.arrays
@@ -243,6 +243,7 @@ def track_pending(array: Array, written: bool = False, consumed: tuple[Array, ..
 _new_reference = weakref.ref
 _SET_HOLDER = set_holder
 _TRACING = tracing.STATE  # its `traces`: nothing is evaluated while la.jit or grad traces
+_RECORDING = template.RECORDING  # its `depth`: nor while a graph template is recorded (on bufferless parameters)
 
 
 class deferred_cuts:

@@ -14,6 +14,7 @@ reads another array (a captured leaf) cannot be replayed on other operands.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Hashable
 
 from .instruction import Instruction, fresh_parameter, local_key, replay
@@ -37,11 +38,27 @@ class Template:
         return tuple([slots[output] for output in self.outputs])
 
 
+class _Recording(threading.local):
+    """How many templates this thread is recording (nested builds record too)."""
+
+    depth = 0
+
+
+# Read by the frontend's bounded pending work: a graph being recorded stands on parameters
+# with no buffer, so nothing may be evaluated until the recording ends.
+RECORDING = _Recording()
+
+
 def record(build: Callable[..., Instruction], operands: tuple[Instruction, ...]) -> Template | None:
     """`build`'s graph on parameters shaped like `operands`, as a Template; None when the
     graph reads anything but its parameters and constants (it cannot be replayed)."""
     parameters = tuple(fresh_parameter(operand.shape, operand.dtype) for operand in operands)
-    return capture((build(*parameters),), parameters)
+    RECORDING.depth += 1
+    try:
+        outputs = (build(*parameters),)
+    finally:
+        RECORDING.depth -= 1
+    return capture(outputs, parameters)
 
 
 def capture(outputs: tuple[Instruction, ...], inputs) -> Template | None:
