@@ -131,3 +131,53 @@ def test_explain_lists_the_partials_and_their_combination():
     assert "threads decided at each run" in steps[0]
     assert steps[1].startswith("kernel combine_partials") and steps[1].endswith("the calling thread")
     assert "work units" in steps[-1]
+
+
+# -- a maximum or minimum of an elementwise operand walks it in memory order -------------------
+_EDGES = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(shape=st.lists(st.integers(1, 70), min_size=2, max_size=4).filter(lambda shape: np.prod(shape) < 60_000),
+       dtype=st.sampled_from([np.float32, np.float64, np.int16, np.uint8]), seed=st.integers(0, 2**16),
+       edges=st.integers(0, 3))
+def test_extremes_over_rows_in_memory_order_match_numpy(monkeypatch, shape, dtype, seed, edges):
+    # kernel.py `_reads_linearly`: max/min of `abs(x - y) * 2 + 1` over every dimension loop
+    # once over the elements (blocks split them in memory order); NaN, infinities and zeros of
+    # both signs anywhere, rows of any length, on threads and on one.
+    rng = np.random.default_rng(seed)
+    x, y = (_values(seed + offset, int(np.prod(shape)), dtype).reshape(shape) for offset in (0, 1))
+    if np.dtype(dtype).kind == "f":
+        for _ in range(edges):
+            x.flat[rng.integers(0, x.size)] = _EDGES[rng.integers(0, len(_EDGES))]
+    with np.errstate(all="ignore"):
+        expected_values = np.abs(x - y) * dtype(2) + dtype(1)
+    results = []
+    for work in (1, 1 << 62):
+        monkeypatch.setattr(cpu, "_NATIVE_PARALLEL_WORK", work)
+        monkeypatch.setattr(cpu, "_PARALLEL_WORK", work)
+        la.clear_cache()
+        lazy = la.abs(la.asarray(x) - la.asarray(y)) * dtype(2) + dtype(1)
+        results.append([np.asarray(value) for value in la.eval(lazy.max(), lazy.min())])
+    for got in results:
+        np.testing.assert_array_equal(got[0], expected_values.max())
+        np.testing.assert_array_equal(got[1], expected_values.min())
+
+
+def test_only_elementwise_operands_of_extremes_are_walked_in_memory_order():
+    from lazyarr.backends.llvm.kernel import _reads_linearly
+    from lazyarr.hlo import constant
+
+    x, y = (make("parameter", number=number, shape=(4, 6), dtype=np.dtype(np.float32)) for number in (0, 1))
+    difference = make("abs", [make("subtract", [x, y])])
+    scalar = make("broadcast", [constant(np.float32(2))], dimensions=(), shape=(4, 6))
+    assert _reads_linearly(make("reduce", [make("multiply", [difference, scalar])], dimensions=(0, 1), kind="max"))
+    assert not _reads_linearly(make("reduce", [difference], dimensions=(0, 1), kind="sum"))  # sums keep rows
+    index = make("iota", shape=(4, 6), dtype=np.dtype(np.float32), dimension=0)
+    assert not _reads_linearly(make("reduce", [make("add", [x, index])], dimensions=(0, 1), kind="max"))
+    row = make("parameter", number=2, shape=(6,), dtype=np.dtype(np.float32))
+    spread = make("broadcast", [row], dimensions=(1,), shape=(4, 6))
+    assert not _reads_linearly(make("reduce", [make("add", [x, spread])], dimensions=(0, 1), kind="min"))
+    sliced = make("slice", [make("parameter", number=3, shape=(5, 6), dtype=np.dtype(np.float32))],
+                  start=(1, 0), limit=(5, 6), stride=(1, 1))
+    assert not _reads_linearly(make("reduce", [make("add", [x, sliced])], dimensions=(0, 1), kind="max"))
