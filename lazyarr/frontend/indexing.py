@@ -448,6 +448,20 @@ def _written(node: Instruction, plan: IndexPlan, update: Instruction) -> Instruc
 
 def _update_node(value, dtype, target_shape, advanced: bool) -> Instruction:
     """`value` converted to `dtype` as NumPy's assignment converts, broadcast to target_shape."""
+    kind = type(value)
+    if kind is int or kind is bool or (kind is float and value and value == value):
+        # (a loop writing `x[i] = 0.5`: one constant per value and dtype, not one per write;
+        # float zeros and NaNs go the general way: 0.0 == -0.0, NaN != NaN as keys)
+        key = (kind, value, dtype)
+        node = _SCALAR_UPDATES.get(key)
+        if node is None:
+            buffer = np.empty((), dtype=dtype)
+            buffer[...] = value  # NumPy's conversion: OverflowError, truncation (nothing kept)
+            node = constant(buffer)
+            if len(_SCALAR_UPDATES) >= 1024:
+                _SCALAR_UPDATES.clear()
+            _SCALAR_UPDATES[key] = node
+        return broadcast_to(node, target_shape)
     if isinstance(value, Array) or (isinstance(value, (list, tuple)) and contains_lazy(value)):
         node = convert(as_array(value, where="__setitem__")._node, dtype)
     else:
@@ -486,8 +500,12 @@ def _update_block(node: Instruction, plan: IndexPlan, update: Instruction) -> In
     update = _reshaped(update, block)
     if tuple(block) == node.shape:
         return update
-    start_nodes = [_start_constant(start) for start in starts]
-    return make("dynamic-update-slice", [node, update] + start_nodes)
+    return _UPDATE_SLICE(node, update, *[_start_constant(start) for start in starts])
+
+
+_UPDATE_SLICE = Maker("dynamic-update-slice")  # (its rules run once per operand signature)
+# (Python scalar type, value, dtype) -> the constant an assignment writes (_update_node)
+_SCALAR_UPDATES: dict[tuple, Instruction] = {}
 
 
 @functools.lru_cache(maxsize=1024)

@@ -253,3 +253,34 @@ def test_integer_power_refuses_a_negative_exponent_after_a_memoized_call():
     for _ in range(2):
         with pytest.raises(ValueError, match="negative integer powers"):
             x ** -1  # noqa: B018
+
+
+@given(st.data(), st.sampled_from(_DTYPES),
+       st.lists(st.one_of(st.booleans(), st.integers(-300, 300), st.floats(allow_nan=True, allow_infinity=True)),
+                min_size=1, max_size=12))
+def test_scalar_writes_repeat_like_numpy(data, dtype, values):
+    # `x[i] = value` memoizes the written constant per (type, value, dtype): repeated and new
+    # values, -0.0 and NaN (never memoized), and NumPy's conversion errors on every write.
+    target = np.zeros(len(values), dtype)
+    lazy = la.asarray(target.copy())
+    for index, value in enumerate(values * 2):
+        index %= len(values)
+        try:
+            with np.errstate(all="ignore"):
+                target[index] = value
+        except (OverflowError, ValueError, TypeError) as error:
+            with pytest.raises(type(error)):
+                lazy[index] = value
+            continue
+        with np.errstate(all="ignore"):  # (NumPy's own cast warnings, as for `target` above)
+            lazy[index] = value
+    np.testing.assert_array_equal(np.asarray(lazy).view(np.uint8), target.view(np.uint8))
+
+
+def test_a_repeated_scalar_write_reuses_its_constant():
+    x = la.zeros(4)
+    x[0] = 7.5
+    first = x._node.operands[1]
+    x[2] = 7.5
+    assert x._node.operands[1] is first  # one constant node for the value, not one per write
+    np.testing.assert_array_equal(np.asarray(x), [7.5, 0.0, 7.5, 0.0])
