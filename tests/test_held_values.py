@@ -1,4 +1,4 @@
-"""Values a program holds are computed once (compile.evaluate_graph's `keep_held`).
+"""Values a program holds are computed once (compile.evaluate_graph_keeping, evaluate_arrays' `keep_held`).
 
 An evaluation point (`float(x)`, `np.asarray`, a mask, `la.eval`) computes, besides what it
 was asked for, every value inside its graph that an array of the program still holds; those

@@ -172,6 +172,7 @@ class NativeRun:
 
     def __post_init__(self):
         self.address = ctypes.addressof(self.program)  # (what the dispatch call takes)
+        self.dispatch = dispatch.dispatcher()  # (native runs exist only where it is not None)
         self.outputs = [(slot, shape, dtype) for kernel in self.kernels
                         for slot, (shape, dtype) in zip(kernel.outputs, kernel.output_specs)]
         self.scratch_sizes = tuple(sorted({placeholder_index(size) for slot, shape, _ in self.outputs
@@ -348,7 +349,7 @@ def _run_native(run: NativeRun, slots, sizes) -> None:
     if not run.internal or not run.scratch_lock.acquire(blocking=False):  # (busy: another thread runs it)
         for slot, shape, dtype in outputs:
             slots[slot] = _output(shape, dtype)
-        (_DISPATCH or _dispatch())(program, id(slots))  # (the list: see llvm/dispatch.py)
+        run.dispatch(program, id(slots))  # (the list: see llvm/dispatch.py)
         return
     try:
         # (the usual case, temporaries of concrete shapes: one set of buffers, key ())
@@ -359,19 +360,9 @@ def _run_native(run: NativeRun, slots, sizes) -> None:
         for slot, shape, dtype in outputs:
             buffer = scratch.get(slot)
             slots[slot] = _output(shape, dtype) if buffer is None else buffer
-        (_DISPATCH or _dispatch())(program, id(slots))  # (the list: see llvm/dispatch.py)
+        run.dispatch(program, id(slots))  # (the list: see llvm/dispatch.py)
     finally:
         run.scratch_lock.release()
-
-
-def _dispatch():
-    """dispatch.dispatcher(), kept here after the first run (a cached call costs ~60 ns a run)."""
-    global _DISPATCH
-    _DISPATCH = dispatch.dispatcher()
-    return _DISPATCH
-
-
-_DISPATCH = None
 
 
 # A run keeps the buffers of values only it reads (temporaries between its kernels) for its

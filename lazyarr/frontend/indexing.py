@@ -428,6 +428,8 @@ def _masked_fill(array: Array, mask, value) -> Instruction:
     mask_node = as_array(mask, where="__setitem__")._node
     fill = _update_node(value, array.dtype, array.shape, False)  # NumPy's conversion (OverflowError, ...)
     predicate = _reshaped(mask_node, mask_node.shape + (1,) * (array.ndim - mask_node.ndim))
+    # (the select node itself, not elementwise.where: its result, an array as deep as the new
+    # value, could be cut before views.assign moves the array to it; see setitem)
     return make("select", [broadcast_to(predicate, array.shape), fill, array._node])
 
 

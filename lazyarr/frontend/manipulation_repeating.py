@@ -234,7 +234,7 @@ def pad(array, pad_width, mode="constant", **kwargs) -> Array:
     if unsupported:
         raise ValueError(f"pad: unsupported keyword arguments for mode '{mode}': {unsupported}")
     if mode in _INDEXED_MODES:
-        return _pad_by_index(source, widths, mode, kwargs.get("reflect_type", "even"))
+        return _pad_repeating(source, widths, mode, kwargs.get("reflect_type", "even"))
     if mode not in ("constant", "empty"):
         raise NotImplementedError(
             f"pad: mode {mode!r} is not implemented by lazyarr; 'constant', 'empty', 'edge', 'wrap', "
@@ -262,7 +262,7 @@ def pad(array, pad_width, mode="constant", **kwargs) -> Array:
     return wrap(node)
 
 
-def _pad_by_index(source: Array, widths: list[tuple[int, int]], mode: str, reflect_type: str) -> Array:
+def _pad_repeating(source: Array, widths: list[tuple[int, int]], mode: str, reflect_type: str) -> Array:
     """Modes whose padding repeats the array's own elements, along each axis in turn (as NumPy
     pads, so corners come from the axes padded before): the padding is slices of the axis
     (reversed to reflect, a size-1 slice broadcast for 'edge') joined to it, which fuse into

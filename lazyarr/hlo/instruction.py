@@ -87,7 +87,7 @@ class _Fields:
     # constant_only: no parameter anywhere below (a function of constants alone).
     # _identity: local_key(_local), what stands for _local in keys (the compile driver's too).
     # _holder: a weak reference to what holds the node for a program (the frontend's array), or
-    # None; written with set_holder, read by the compile driver's `keep` (evaluate_graph).
+    # None; written with set_holder, read by the compile driver's `keep` (evaluate_graph_keeping).
     __slots__ = ("op", "shape", "dtype", "operands", "attrs", "_attr_map", "_local", "_identity", "_bound", "depth",
                  "constant_only", "_holder", "__weakref__")
 

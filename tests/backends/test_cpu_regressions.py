@@ -134,7 +134,7 @@ def test_reductions_independent_of_the_output_index_compile_quickly(case, tmp_pa
 
 
 def test_kernels_declare_their_buffers_disjoint_so_loops_need_no_overlap_checks():
-    # Every buffer access carries alias-scope metadata (kernel.buffer_alias_scopes): without
+    # Every buffer access carries alias-scope metadata (buffer_access.buffer_alias_scopes): without
     # it LLVM guards each vectorized loop with run-time overlap checks and a scalar copy of the
     # loop, doubling the code to optimize and emit (~40 % of the compile time of small kernels).
     from lazyarr.backends.llvm.target import host_target_machine, optimize, parse_module

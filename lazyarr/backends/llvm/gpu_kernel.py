@@ -38,8 +38,9 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from ...hlo import Computation, post_order
+from .buffer_access import buffer_loader, element_storer
 from .elemental import ElementalEmitter, EmitContext, delinearize, value_type
-from .kernel import buffer_loader, element_storer, has_row_reductions
+from .kernel import has_row_reductions
 from .loops import entry_alloca, for_range, index_constant
 from .reduction_arithmetic import ACCUMULATOR, combine, reduction_identity
 
