@@ -176,8 +176,10 @@ def _lifted_scalar(node: Instruction) -> np.ndarray | None:
 # (a mask's nonzero positions, each iteration of k-means) reuses one executable.
 _LIFTED_CONSTANT_ELEMENTS = FusionPolicy.max_constant_elements
 _CONSTANT, _PARAMETER = get_op("constant"), get_op("parameter")
-# Ops that only rearrange (NumPy's views): a held one is recomputed, never kept (_kept_positions).
+# Ops that only rearrange (NumPy's views): a held one of a value needing no computing is
+# recomputed, never kept (_kept_positions, _views_a_value).
 _VIEW_OPS = frozenset(get_op(name) for name in ("slice", "reshape", "broadcast", "transpose", "reverse"))
+_BROADCAST = get_op("broadcast")
 
 
 def build_module(
@@ -488,7 +490,8 @@ def evaluate_graph_keeping(outputs: Sequence[Instruction], bound: BufferLookup,
     The frontend keeps what the program still holds (its arrays): a loop that evaluates a
     test every iteration (`while float(error) > tol`) then computes its state once, with the
     test, instead of again from the start at every test. Nothing the program does not hold
-    is written out, and views (layout ops) are never kept: recomputing them is free."""
+    is written out, and views (layout ops) of evaluated values are never kept: recomputing
+    them is free."""
     global _plans_flags
     if _flags.FLAGS is not _plans_flags:
         _PLANS.clear()
@@ -517,7 +520,8 @@ def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> l
     Never a value larger than the largest the evaluation reads or writes anyway: a program
     may name a huge lazy product and read a few elements of it (`M = a[:, None] * a[None, :]`,
     `float(M[3, 4])`), which must stay as cheap as it is lazily. Never a function of constants
-    alone (it is computed wherever it is read, on any device) nor a view (free to recompute)."""
+    alone (it is computed wherever it is read, on any device) nor a view of a value that needs
+    no computing (free to recompute: `_views_a_value`)."""
     kept = []
     nodes = graph.nodes
     if len(nodes) <= len(graph.roots) + len(graph.leaf_positions):
@@ -529,8 +533,8 @@ def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> l
         holder = node._holder
         if holder is None or holder() is None:  # (a dead holder: a temporary of an expression)
             continue
-        if (node._bound is not None or node.constant_only or node.op in _VIEW_OPS or position in graph.roots
-                or not keep(node)):
+        if (node._bound is not None or node.constant_only or position in graph.roots
+                or (node.op in _VIEW_OPS and _views_a_value(node)) or not keep(node)):
             continue
         if largest is None:
             largest = max(nodes[index].size for index in (*graph.leaf_positions, *graph.roots))
@@ -539,6 +543,23 @@ def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> l
             if len(kept) == _MOST_KEPT:
                 break
     return kept
+
+
+def _views_a_value(node: Instruction) -> bool:
+    """Whether a view node (a layout op) reads, through layout ops only, a value that needs
+    no computing (a bound buffer, a leaf, constants): free to recompute, never worth keeping.
+    A layout op of a computed value (`A.T @ r` is the reshape of a dot; `(a * b).T`) is that
+    value as the program holds it: kept, else the computation is repeated by the next read.
+    A broadcast is never kept (it would write out copies of its operand)."""
+    while True:
+        if node.op is _BROADCAST or node._bound is not None or node.constant_only:
+            return True
+        operands = node.operands
+        if not operands:
+            return True
+        node = operands[0]
+        if node.op not in _VIEW_OPS:
+            return node._bound is not None or not node.operands or node.constant_only
 
 
 # At most this many held values are written out by one evaluation (each is one more output of

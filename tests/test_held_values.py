@@ -5,8 +5,8 @@ was asked for, every value inside its graph that an array of the program still h
 arrays become evaluated (their nodes are bound, the arrays hold leaves).
 So a loop that tests a value every iteration (`while float(error) > tol`) evaluates one
 step's graph each time, not a graph growing from the start, and compiles it once; the
-history of finished iterations is freed. Views and functions of constants are recomputed,
-never kept; cuts of pending work (frontend/array.py) keep nothing beyond their arrays. Random
+history of finished iterations is freed. Views of evaluated values and functions of constants
+are recomputed, never kept; cuts of pending work (frontend/array.py) keep nothing beyond their arrays. Random
 programs with evaluation points between their statements: test_loops_and_dispatch.py.
 """
 
@@ -123,6 +123,29 @@ def test_functions_of_constants_and_views_are_not_kept():
     real = z.real  # a view of z
     assert float((real * 3.0).sum()) == 24.0
     assert z.is_evaluated and not real.is_evaluated
+
+
+def test_a_layout_op_of_a_computed_value_is_kept():
+    # A reduction with keepdims is the reshape of the reduction: a layout op of a computed
+    # value, held by `peak`. Recomputing it would repeat the reduction at the next read
+    # (softmax's `exp(x - peak)` after a test), so it is kept like any computed value.
+    values = np.random.default_rng(0).standard_normal((20, 5))
+    x = la.asarray(values) * 2.0
+    peak = x.max(axis=1, keepdims=True)
+    assert peak._node.op.name == "reshape" and peak._base is None  # the case this test is about
+    assert float((x - peak).sum()) == pytest.approx(((values * 2.0) - (values * 2.0).max(1, keepdims=True)).sum())
+    assert peak.is_evaluated
+    np.testing.assert_array_equal(np.asarray(peak), (values * 2.0).max(axis=1, keepdims=True))
+
+
+def test_a_temporary_wrapping_a_held_node_again_leaves_its_owner_holding_it():
+    # Functions may wrap an operand's node in a new array (a no-op reshape or cast): that
+    # temporary dies at once, and the array the program holds must stay the node's holder.
+    x = la.asarray(np.arange(6.0))
+    y = x * 2.0
+    assert y.reshape(-1)._node is y._node and y.astype(y.dtype)._node is y._node  # the re-wrapping this test is about
+    assert float(la.linalg.norm(y)) == pytest.approx(np.linalg.norm(np.arange(6.0) * 2.0), rel=1e-12)
+    assert y.is_evaluated
 
 
 def test_one_evaluation_writes_out_a_bounded_number_of_held_values():

@@ -280,7 +280,13 @@ class Array:
         self._base = self._views = None
         depth = node.depth
         if depth:  # (a leaf is never computed on the way)
-            _SET_HOLDER(node, _new_reference(self))  # see evaluate_arrays
+            holder = node._holder
+            if holder is None:
+                _SET_HOLDER(node, _new_reference(self))  # see evaluate_arrays
+            else:  # a node wrapped again (a no-op reshape, astype): the first owner stays its holder
+                current = holder()
+                if current is None or current._node is not node or current._base is not None:
+                    _SET_HOLDER(node, _new_reference(self))
             if depth * 2 >= _flags.FLAGS.max_pending_depth:  # (track_pending's first test, inline: hot)
                 track_pending(self)
 
