@@ -284,3 +284,27 @@ def test_a_repeated_scalar_write_reuses_its_constant():
     x[2] = 7.5
     assert x._node.operands[1] is first  # one constant node for the value, not one per write
     np.testing.assert_array_equal(np.asarray(x), [7.5, 0.0, 7.5, 0.0])
+
+
+@given(data=st.data(), dtype=st.sampled_from(_DTYPES), shape=st.sampled_from([(), (5,), (3, 4), (0, 3)]),
+       shift=st.integers(-9, 9), axis=st.sampled_from([None, 0, 1, -1, 2]))
+def test_templated_roll_makes_the_general_paths_nodes(data, dtype, shape, shift, axis):
+    """`roll` with an int shift and an int (or no) axis replays its first call's graph on new
+    operands: the same node as the general path (a NumPy integer shift takes it), NumPy's values
+    and errors every time."""
+    first_values, second_values = (data.draw(arrays(dtype, shape=st.just(shape))) for _ in range(2))
+    try:
+        expected = np.roll(second_values, shift, axis=axis)
+    except (ValueError, TypeError, np.exceptions.AxisError) as error:
+        for _ in range(2):
+            with pytest.raises(type(error)):
+                la.roll(la.asarray(first_values), shift, axis=axis)
+        return
+    la.roll(la.asarray(first_values), shift, axis=axis)  # records the template
+    second = la.asarray(second_values)
+    replayed = la.roll(second, shift, axis=axis)
+    general = la.roll(second, np.int64(shift), axis=axis)
+    assert replayed._node is general._node
+    actual = np.asarray(replayed)
+    assert actual.dtype == expected.dtype
+    np.testing.assert_array_equal(actual, expected)
