@@ -164,7 +164,10 @@ def var(
 
     >>> la.var(la.asarray([1.0, 2.0, 3.0, 4.0]), correction=1)   # 1.666...
     """
-    return wrap(_variance("var", a, axis, dtype, out, ddof, keepdims, where, mean, correction))
+    return templated(("var", ddof), a, axis, keepdims,
+                     lambda array: wrap(_variance("var", array, axis, dtype, out, ddof, keepdims, where, mean,
+                                                  correction)),
+                     plain=_plain_moment(dtype, out, ddof, where, mean, correction))
 
 
 def std(
@@ -180,8 +183,18 @@ def std(
     correction=NO_VALUE,
 ) -> Array:
     """Standard deviation: the square root of `var` with the same arguments."""
-    variance = _variance("std", a, axis, dtype, out, ddof, keepdims, where, mean, correction)
-    return elementwise.sqrt(wrap(variance))
+    return templated(("std", ddof), a, axis, keepdims,
+                     lambda array: elementwise.sqrt(wrap(_variance("std", array, axis, dtype, out, ddof, keepdims,
+                                                                   where, mean, correction))),
+                     plain=_plain_moment(dtype, out, ddof, where, mean, correction))
+
+
+def _plain_moment(dtype, out, ddof, where, mean, correction) -> bool:
+    """Whether a var/std call may replay a graph template (`templated`): its arguments other
+    than the array, axis and keepdims at their defaults, `ddof` an exact int (it joins the key;
+    `ddof=1.0` equals 1 as a key but NumPy's divisor then is a float)."""
+    return (dtype is None and out is None and type(ddof) is int and where is NO_VALUE and mean is NO_VALUE
+            and correction is NO_VALUE)
 
 
 def _replace_nan(name: str, array: Array, value) -> tuple[Array, Instruction | None]:
