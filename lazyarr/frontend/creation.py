@@ -25,6 +25,7 @@ from .core import as_array, contains_lazy, convert, from_numpy, scalar_constant,
 from .creation_matrices import eye, identity, meshgrid, tri, tril, triu
 from .creation_ranges import arange, linspace, logspace
 from .manipulation_nodes import broadcast_node, reshape_node
+from .templated_calls import replayed
 
 __all__ = [
     "asarray", "array", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
@@ -162,16 +163,28 @@ def zeros(shape, dtype=None, order="C", *, device=None) -> Array:
     >>> la.zeros((2, 3), dtype="int32").tolist()
     [[0, 0, 0], [0, 0, 0]]
     """
-    _check_device(device, "zeros")
-    _check_order(order, "zeros")
-    return _placed(_filled(as_shape(shape, where="zeros"), 0, _default_dtype(dtype, "zeros"), "zeros"), device)
+    return _filled_array("zeros", shape, 0, dtype, order, device)
 
 
 def ones(shape, dtype=None, order="C", *, device=None) -> Array:
     """An array of ones (float64 by default)."""
-    _check_device(device, "ones")
-    _check_order(order, "ones")
-    return _placed(_filled(as_shape(shape, where="ones"), 1, _default_dtype(dtype, "ones"), "ones"), device)
+    return _filled_array("ones", shape, 1, dtype, order, device)
+
+
+def _filled_array(where: str, shape, value, dtype, order, device) -> Array:
+    """zeros and ones; on the default device replayed per arguments (`zeros(n)` in a loop)."""
+    if device is None:
+        result = replayed(where, lambda: _filled_array_made(where, shape, value, dtype, order, None), (),
+                          (shape, dtype, order))
+        if result is not None:
+            return result
+    return _filled_array_made(where, shape, value, dtype, order, device)
+
+
+def _filled_array_made(where: str, shape, value, dtype, order, device) -> Array:
+    _check_device(device, where)
+    _check_order(order, where)
+    return _placed(_filled(as_shape(shape, where=where), value, _default_dtype(dtype, where), where), device)
 
 
 def empty(shape, dtype=None, order="C", *, device=None) -> Array:

@@ -22,6 +22,7 @@ from .array import Array, check_device
 from .core import as_array, convert, is_python_scalar, scalar_constant, wrap
 from .manipulation_layout import moveaxis
 from .manipulation_nodes import broadcast_node, reshape_node, slice_node
+from .templated_calls import replayed
 
 __all__ = ["arange", "linspace", "logspace"]
 
@@ -88,6 +89,16 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     if device is not None:
         check_device(device, "arange")
         return arange(start, stop, step, dtype=dtype).to_device(device)
+    if not (isinstance(start, Array) or isinstance(stop, Array) or isinstance(step, Array)):
+        # hot: `arange(n)` in a loop: a function of Python scalars alone (a lazy bound is
+        # evaluated: never recorded on a template's bufferless parameters)
+        result = replayed("arange", lambda *bounds: _arange(*bounds, dtype), (start, stop, step), dtype)
+        if result is not None:
+            return result
+    return _arange(start, stop, step, dtype)
+
+
+def _arange(start, stop, step, dtype) -> Array:
     step = 1 if step is None else step
     arguments = [_static_scalar(value, "arange") for value in (start, stop, step) if value is not None]
     start, step = arguments[0], arguments[-1]

@@ -24,6 +24,7 @@ from . import elements
 from .array import Array
 from .core import as_array, broadcast_to, convert, is_python_scalar, scalar_constant, wrap
 from .elements import Element
+from .templated_calls import replayed
 from .ufunc import make_ufunc
 from .views import make_view, read_only
 
@@ -627,6 +628,11 @@ def where(condition, x=None, y=None, /) -> Array:
         return nonzero(condition)
     if x is None or y is None:
         raise ValueError("where: either both or neither of x and y should be given")
+    result = replayed("where", _where, (condition, x, y))
+    return result if result is not None else _where(condition, x, y)
+
+
+def _where(condition, x, y) -> Array:
     condition = as_array(condition, where="where")
     kinds = [value if is_python_scalar(value) else as_array(value, where="where").dtype for value in (x, y)]
     result_dtype = dtypes.result_type(*kinds)
@@ -652,6 +658,11 @@ def clip(x, /, min=None, max=None) -> Array:  # noqa: A002 (NumPy's and the arra
     As NumPy, a Python int bound beyond an integer array's range is dropped (it clips nothing),
     one missing bound makes it minimum/maximum, and two bounds use NumPy's clip loop (clamp).
     """
+    result = replayed("clip", _clip, (x, min, max))
+    return result if result is not None else _clip(x, min, max)
+
+
+def _clip(x, min, max) -> Array:  # noqa: A002
     array = as_array(x, where="clip")
     if dtypes.is_integer(array.dtype):
         info = np.iinfo(array.dtype)

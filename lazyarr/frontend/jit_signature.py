@@ -22,6 +22,7 @@ from ..backends import get_backend
 from ..compile import backend_for
 from . import pytree
 from .array import Array, evaluate_arrays
+from .templated_calls import scalar_key
 
 
 class ShapeDtypeStruct:
@@ -81,20 +82,6 @@ class JitCacheInfo:
     traces: int
     compiles: int
     entries: int
-
-
-def scalar_key(value) -> tuple:
-    """A Python scalar argument's part of the signature: its type and value.
-
-    Floats 0.0 and -0.0 are equal but compile differently (x + 0.0 simplifies), and NaN never
-    equals itself: those are keyed by their bits.
-    """
-    kind = type(value)
-    if kind is float and (value == 0.0 or value != value):
-        return (kind, value.hex())
-    if kind is complex:
-        return (kind, value.real.hex(), value.imag.hex())
-    return (kind, value)
 
 
 def signature_or_none(fun) -> inspect.Signature | None:

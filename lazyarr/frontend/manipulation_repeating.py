@@ -27,6 +27,7 @@ from .manipulation_nodes import (
     slice_node,
     transpose_node,
 )
+from .templated_calls import replayed
 
 __all__ = ["tile", "repeat", "roll", "pad", "diff"]
 
@@ -366,6 +367,14 @@ def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE) -> Array:
     >>> la.diff(la.asarray([1, 4, 9, 16])).tolist()
     [3, 5, 7]
     """
+    if type(n) is int and n > 0 and type(axis) is int and prepend is _NO_VALUE and append is _NO_VALUE:
+        result = replayed("diff", lambda array: _diff(array, n, axis), (a,), (n, axis))  # hot: `diff(x)` in a loop
+        if result is not None:
+            return result
+    return _diff(a, n, axis, prepend, append)
+
+
+def _diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE) -> Array:
     n = operator.index(n)
     if n < 0:
         raise ValueError(f"diff: order must be non-negative but got {n}")

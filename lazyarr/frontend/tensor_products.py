@@ -17,11 +17,17 @@ from .array import Array
 from .core import as_array, broadcast_to, convert, wrap
 from .node_layout import move_axes_to_end, move_last_axis_to, reshape, slice_axis, stack_last
 from .reduction_support import normalize_axis_index, refuse_out
+from .templated_calls import replayed
 
 
 def outer(a, b, out=None) -> Array:
     """out[i, j] = a.ravel()[i] * b.ravel()[j]."""
     refuse_out("outer", out)
+    result = replayed("outer", _outer, (a, b))  # hot: `outer(u, v)` in a loop
+    return result if result is not None else _outer(a, b)
+
+
+def _outer(a, b) -> Array:
     left, right = as_array(a, where="outer"), as_array(b, where="outer")
     return elementwise.multiply(
         wrap(reshape(left._node, (left.size, 1))), wrap(reshape(right._node, (1, right.size)))

@@ -308,3 +308,104 @@ def test_templated_roll_makes_the_general_paths_nodes(data, dtype, shape, shift,
     actual = np.asarray(replayed)
     assert actual.dtype == expected.dtype
     np.testing.assert_array_equal(actual, expected)
+
+
+_SCALARS = st.one_of(st.sampled_from([0.0, -0.0, float("nan"), float("inf"), 0, 1, -1, 300, True, False, 2.5, 1j]),
+                     st.floats(-10, 10), st.integers(-5, 5))
+
+
+@given(data=st.data(), dtype=st.sampled_from(_DTYPES), shape=st.sampled_from([(), (4,), (2, 3), (0, 3)]),
+       x_scalar=st.booleans(), y=_SCALARS)
+def test_templated_where_makes_the_general_paths_nodes(data, dtype, shape, x_scalar, y):
+    """`where` on lazy arrays and Python scalars replays its first call's graph: the general
+    path's node (templated_calls.replayed), NumPy's values, dtype and errors every time,
+    signed zeros and NaN fills kept apart."""
+    condition = data.draw(arrays(np.dtype("bool"), shape=st.just(shape)))
+    x = y if x_scalar else data.draw(arrays(dtype, shape=st.just(shape)))
+    other = data.draw(arrays(dtype, shape=st.just(shape)))
+    try:
+        expected = np.where(condition, x, other)
+    except (ValueError, TypeError, OverflowError) as error:
+        for _ in range(2):
+            with pytest.raises(type(error)):
+                la.where(la.asarray(condition), x if x_scalar else la.asarray(x), la.asarray(other))
+        return
+    lazy = [la.asarray(condition), x if x_scalar else la.asarray(x), la.asarray(other)]
+    la.where(la.asarray(condition), lazy[1] if x_scalar else la.asarray(x), la.asarray(other))  # records
+    replayed = la.where(*lazy)
+    assert replayed._node is elementwise._where(*lazy)._node
+    actual = np.asarray(replayed)
+    assert actual.dtype == expected.dtype
+    np.testing.assert_array_equal(actual, expected)  # (NaN equal; -0.0 checked below)
+    if actual.dtype.kind in "fc":
+        for part in (np.real, np.imag):
+            np.testing.assert_array_equal(np.signbit(part(actual)), np.signbit(part(expected)))
+
+
+@given(data=st.data(), dtype=st.sampled_from([np.dtype(name) for name in ("int8", "uint8", "int64", "float32",
+                                                                          "float64")]),
+       low=st.one_of(st.none(), _SCALARS), high=st.one_of(st.none(), _SCALARS))
+def test_templated_clip_makes_the_general_paths_nodes(data, dtype, low, high):
+    values = [data.draw(arrays(dtype, shape=st.just((5,)))) for _ in range(2)]
+    try:
+        expected = np.clip(values[1], low, high)
+    except (ValueError, TypeError, OverflowError) as error:
+        for value in values:
+            with pytest.raises(type(error)):
+                la.clip(la.asarray(value), low, high)
+        return
+    la.clip(la.asarray(values[0]), low, high)  # records
+    second = la.asarray(values[1])
+    replayed = la.clip(second, low, high)
+    assert replayed._node is elementwise._clip(second, low, high)._node
+    actual = np.asarray(replayed)
+    assert actual.dtype == expected.dtype
+    np.testing.assert_array_equal(actual, expected)
+
+
+@given(start=_SCALARS, stop=st.one_of(st.none(), st.integers(-5, 40), st.floats(-5, 40)),
+       step=st.sampled_from([None, 1, 2, -1, 0.5, 3]), dtype=st.sampled_from([None, "int32", "float32", "float64"]))
+def test_templated_arange_matches_numpy_every_call(start, stop, step, dtype):
+    arguments = (start, stop, step) if step is not None else (start, stop)
+    try:
+        with np.errstate(all="ignore"):
+            expected = np.arange(*arguments, dtype=dtype) if stop is not None else np.arange(start, dtype=dtype)
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError) as error:
+        for _ in range(2):
+            with pytest.raises((type(error), ValueError, TypeError)):
+                la.arange(*arguments, dtype=dtype) if stop is not None else la.arange(start, dtype=dtype)
+        return
+    if expected.size > 10_000:
+        return
+    for _ in range(2):  # the first call records, the second replays
+        actual = np.asarray(la.arange(*arguments, dtype=dtype) if stop is not None else la.arange(start, dtype=dtype))
+        assert actual.dtype == expected.dtype and actual.shape == expected.shape
+        np.testing.assert_array_equal(actual, expected)
+
+
+def test_templated_creation_diff_and_outer_repeat_like_numpy():
+    rng = np.random.default_rng(0)
+    for _ in range(2):  # the first call records, the second replays
+        assert la.zeros((2, 3), dtype="int8").tolist() == np.zeros((2, 3), np.int8).tolist()
+        assert la.ones(3).dtype == np.float64 and la.ones(3).tolist() == [1.0, 1.0, 1.0]
+        with pytest.raises(ValueError, match="negative dimensions"):
+            la.zeros(-1)
+        for shape, axis, n in [((7,), -1, 1), ((3, 4), 0, 2), ((3, 4), 1, 3), ((2, 0), 0, 1)]:
+            values = rng.standard_normal(shape)
+            result = la.diff(la.asarray(values), n, axis)
+            np.testing.assert_array_equal(np.asarray(result), np.diff(values, n, axis))
+        left, right = rng.standard_normal(4).astype(np.float32), rng.standard_normal((2, 3))
+        np.testing.assert_array_equal(np.asarray(la.outer(la.asarray(left), la.asarray(right))), np.outer(left, right))
+
+
+def test_templated_calls_key_signed_zeros_and_nan_by_their_bits():
+    # 0.0 == -0.0 and NaN != NaN as dict keys: a template recorded with one must not serve the other.
+    condition = la.asarray(np.array([True, False, False]))
+    x = la.asarray(np.array([1.0, 2.0, 3.0]))
+    for fill in (0.0, -0.0, 0.0, float("nan"), -0.0):
+        result = np.asarray(la.where(condition, x, fill))
+        expected = np.where(np.array([True, False, False]), np.array([1.0, 2.0, 3.0]), fill)
+        np.testing.assert_array_equal(result, expected)
+        np.testing.assert_array_equal(np.signbit(result), np.signbit(expected))
+    for low in (-0.0, 0.0):
+        np.testing.assert_array_equal(np.signbit(np.asarray(la.clip(x * 0.0 - 1.0, low, 1.0))), np.signbit(low))
