@@ -172,8 +172,9 @@ def ones(shape, dtype=None, order="C", *, device=None) -> Array:
 
 
 def _filled_array(where: str, shape, value, dtype, order, device) -> Array:
-    """zeros and ones; on the default device replayed per arguments (`zeros(n)` in a loop)."""
-    if device is None:
+    """zeros and ones; on the default device replayed per arguments (`zeros(n)` in a loop).
+    Only a shape of exact ints is a key: `(2.0, 3)` equals `(2, 3)` but must raise TypeError."""
+    if device is None and (type(shape) is int or type(shape) is tuple and all(type(size) is int for size in shape)):
         result = replayed(where, lambda: _filled_array_made(where, shape, value, dtype, order, None), (),
                           (shape, dtype, order))
         if result is not None:

@@ -38,7 +38,8 @@ def scalar_key(value) -> tuple:
 
 def replayed(name: str, function: Callable[..., Array], arguments: tuple, statics: Hashable = ()) -> Array | None:
     """`function(*arguments)`, its graph replayed from the template for `name`, `statics` (the
-    other arguments, hashable, exactly as they change the graph) and the arguments: each a
+    other arguments, hashable; values equal as keys must build the same graph or raise the
+    same error: the caller admits exact types only, `(2.0, 3) == (2, 3)`) and the arguments: each a
     lazyarr Array (keyed by shape and dtype), a Python scalar (by `scalar_key`) or None. None, with
     nothing done, when an argument is anything else (a NumPy array, a list, an element read
     from an evaluated array): the caller then runs `function` itself. Errors are the

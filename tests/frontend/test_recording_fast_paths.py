@@ -390,6 +390,8 @@ def test_templated_creation_diff_and_outer_repeat_like_numpy():
         assert la.ones(3).dtype == np.float64 and la.ones(3).tolist() == [1.0, 1.0, 1.0]
         with pytest.raises(ValueError, match="negative dimensions"):
             la.zeros(-1)
+        with pytest.raises(TypeError):  # equal to (2, 3) as a key, still NumPy's TypeError
+            la.zeros((2.0, 3))
         for shape, axis, n in [((7,), -1, 1), ((3, 4), 0, 2), ((3, 4), 1, 3), ((2, 0), 0, 1)]:
             values = rng.standard_normal(shape)
             result = la.diff(la.asarray(values), n, axis)
