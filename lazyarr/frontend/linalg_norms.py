@@ -20,6 +20,7 @@ from .array import Array
 from .core import as_array, convert, wrap
 from .node_layout import move_axes_to_end, reshape, transpose
 from .reduction_support import normalize_axis_index, reduced_shape, reduction_axes
+from .templated_calls import replayed
 
 
 def _reductions():
@@ -115,6 +116,20 @@ def norm(x, ord=None, axis=None, keepdims=False) -> Array:  # noqa: A002 (NumPy'
 
     >>> la.linalg.norm(la.asarray([3.0, 4.0]))   # 5.0
     """
+    if (type(ord) in _ORDER_TYPES and type(keepdims) is bool
+            and (axis is None or type(axis) is int or type(axis) is tuple and all(type(item) is int for item in axis))):
+        # hot: a convergence test `norm(new - old)` in a loop; exact types only in the key
+        result = replayed("norm", lambda array: _norm(array, ord, axis, keepdims), (x,),
+                          (type(ord), ord, axis, keepdims))
+        if result is not None:
+            return result
+    return _norm(x, ord, axis, keepdims)
+
+
+_ORDER_TYPES = frozenset({type(None), int, float, str})
+
+
+def _norm(x, ord, axis, keepdims) -> Array:  # noqa: A002
     array = as_array(x, where="norm")
     if not dtypes.is_inexact(array.dtype):
         array = wrap(convert(array._node, dtypes.float64))

@@ -411,3 +411,28 @@ def test_templated_calls_key_signed_zeros_and_nan_by_their_bits():
         np.testing.assert_array_equal(np.signbit(result), np.signbit(expected))
     for low in (-0.0, 0.0):
         np.testing.assert_array_equal(np.signbit(np.asarray(la.clip(x * 0.0 - 1.0, low, 1.0))), np.signbit(low))
+
+
+@given(data=st.data(), dtype=st.sampled_from([np.dtype(name) for name in ("int32", "float32", "float64", "complex64")]),
+       shape=st.sampled_from([(5,), (3, 4), (0, 3), (2, 3, 2)]),
+       order=st.sampled_from([None, 1, 2, -1, 0, 3.5, float("inf"), "fro", "nuc", True]),
+       axis=st.sampled_from([None, 0, -1, (0, 1), (1, 0)]), keepdims=st.booleans())
+def test_templated_norm_repeats_like_numpy(data, dtype, shape, order, axis, keepdims):
+    """linalg.norm replays per (type and value of ord, axis, keepdims): NumPy's values, dtype
+    and errors on every call (ord=True equals 1 as a key, so the type joins it)."""
+    values = [data.draw(arrays(dtype, shape=st.just(shape))) for _ in range(2)]
+    try:
+        with np.errstate(all="ignore"):
+            expected = np.linalg.norm(values[1], order, axis, keepdims)
+    except (ValueError, TypeError, np.linalg.LinAlgError) as error:
+        for value in values:
+            with pytest.raises((type(error), ValueError, TypeError)):
+                la.linalg.norm(la.asarray(value), order, axis, keepdims)
+        return
+    la.linalg.norm(la.asarray(values[0]), order, axis, keepdims)  # records
+    actual = np.asarray(la.linalg.norm(la.asarray(values[1]), order, axis, keepdims))
+    assert actual.shape == expected.shape and actual.dtype == expected.dtype
+    # Sums of squares in another order than NumPy's pairwise sum; SVD-based orders from LAPACK
+    # or lazyarr's own: a few ulps of the largest magnitude.
+    scale = np.nanmax(np.abs(values[1]), initial=0.0).astype(np.float64) * max(values[1].size, 1)
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=scale * 1e-6)
