@@ -19,6 +19,7 @@ from .core import as_array, convert, wrap
 from .indexing import getitem
 from .manipulation_layout import atleast_1d, atleast_2d, atleast_3d
 from .manipulation_nodes import check_casting, reshape_node
+from .templated_calls import replayed
 
 __all__ = [
     "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
@@ -68,6 +69,15 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     """
     if out is not None:
         raise TypeError("concatenate: out= is not supported (lazy arrays are immutable); use the result")
+    if type(arrays) in (list, tuple) and dtype is None and casting == "same_kind" and type(axis) in (int, type(None)):
+        # lazy arrays alone (a loop joining new values every step): the first call's graph replayed
+        result = replayed("concatenate", lambda *items: _concatenate(items, axis, None, casting), tuple(arrays), axis)
+        if result is not None:
+            return result
+    return _concatenate(arrays, axis, dtype, casting)
+
+
+def _concatenate(arrays, axis, dtype, casting) -> Array:
     items = [as_array(item, where="concatenate") for item in _sequence_items(arrays, "concatenate")]
     if not items:
         raise ValueError("concatenate: need at least one array to concatenate")

@@ -14,6 +14,9 @@ from . import (
     index_arithmetic,
     interpolation,
     matrix_diagonals,
+    numpy_manipulation,
+    numpy_math,
+    numpy_statistics,
     partitioning,
     quantiles,
     set_operations,
@@ -26,6 +29,9 @@ from .from_iterable import *  # noqa: F403
 from .index_arithmetic import *  # noqa: F403
 from .interpolation import *  # noqa: F403
 from .matrix_diagonals import *  # noqa: F403
+from .numpy_manipulation import *  # noqa: F403
+from .numpy_math import *  # noqa: F403
+from .numpy_statistics import *  # noqa: F403
 from .partitioning import *  # noqa: F403
 from .quantiles import *  # noqa: F403
 from .set_operations import *  # noqa: F403
@@ -34,7 +40,7 @@ __all__ = [
     name
     for module in (
         array_equality, bit_packing, counting, flat_indexing, from_iterable, index_arithmetic, interpolation,
-        matrix_diagonals, partitioning, quantiles, set_operations,
+        matrix_diagonals, numpy_manipulation, numpy_math, numpy_statistics, partitioning, quantiles, set_operations,
     )
     for name in module.__all__
 ]
