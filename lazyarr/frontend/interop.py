@@ -61,6 +61,8 @@ def _lazy_ufunc_call(ufunc, method, inputs, kwargs):
             result = _namespace().matmul(*inputs)
         elif name in elementwise.UFUNCS:
             result = elementwise.apply(name, *inputs)
+        elif callable(composed := getattr(_namespace(), name, None)) and not isinstance(composed, type):
+            result = composed(*inputs)  # a ufunc lazyarr composes of others (deg2rad, heaviside, divmod)
         else:
             return None
         wanted = kwargs.get("dtype")

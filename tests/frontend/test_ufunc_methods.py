@@ -346,6 +346,25 @@ def test_numpy_ufunc_methods_on_lazy_arrays_stay_lazy():
     np.testing.assert_array_equal(np.asarray(array)[0], [-5, 16, -3, -2])
 
 
+def test_numpy_ufuncs_lazyarr_composes_stay_lazy_on_lazy_arrays():
+    # deg2rad, heaviside, divmod, modf ... are compositions in lazyarr (not ops of elementwise.UFUNCS):
+    # NumPy's ufunc called on a lazy array dispatches to them (it used to evaluate and run NumPy).
+    value = np.array([-1.5, -0.0, 0.0, 2.5, np.inf, np.nan])
+    array = la.asarray(value)
+    for ufunc in (np.deg2rad, np.rad2deg, np.radians, np.degrees, np.heaviside, np.divmod, np.modf,
+                  np.logaddexp2):
+        arguments = (0.5,) if ufunc.nin == 2 else ()
+        with np.errstate(all="ignore"):
+            expected = ufunc(value, *arguments)
+            result = ufunc(array, *arguments)
+        results = result if isinstance(result, tuple) else (result,)
+        expectations = expected if isinstance(expected, tuple) else (expected,)
+        assert all(isinstance(lazy, la.Array) and not lazy.is_evaluated for lazy in results), ufunc.__name__
+        for lazy, numpy_value in zip(results, expectations, strict=True):
+            assert lazy.dtype == numpy_value.dtype
+            np.testing.assert_array_equal(np.asarray(lazy), numpy_value)
+
+
 # --- attributes and errors ----------------------------------------------------------------------
 
 
