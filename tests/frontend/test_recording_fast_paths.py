@@ -436,3 +436,17 @@ def test_templated_norm_repeats_like_numpy(data, dtype, shape, order, axis, keep
     # or lazyarr's own: a few ulps of the largest magnitude.
     scale = np.nanmax(np.abs(values[1]), initial=0.0).astype(np.float64) * max(values[1].size, 1)
     np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=scale * 1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "bool", "int8"])
+def test_squaring_by_the_operator_makes_squares_node(dtype):
+    # float32/float64 `x ** 2` takes multiply's memoized path: it must be `square`'s very node.
+    values = np.array([[-1.5, -0.0, 0.0], [3.0, np.inf, np.nan]]).astype(dtype)
+    x = la.asarray(values) + la.zeros((), dtype=dtype) if dtype != "bool" else la.asarray(values)
+    squared = elementwise.power(x, 2) if dtype == "int8" else elementwise.square(x)  # (NumPy's rule)
+    assert (x ** 2)._node is squared._node
+    with np.errstate(all="ignore"):
+        expected = values ** 2
+    actual = np.asarray(x ** 2)
+    assert actual.dtype == expected.dtype
+    np.testing.assert_array_equal(actual, expected)
