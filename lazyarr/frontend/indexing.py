@@ -84,6 +84,10 @@ def getitem(array, key) -> Array:
         selected = _host_mask_selection(array, key)
         if selected is not None:
             return selected
+    if (kind is list or kind is _NDARRAY) and type(array) is Array:
+        selected = _host_integer_selection(array, key)  # `x[[0, 2]]`, `x[indices]` of an evaluated x
+        if selected is not None:
+            return selected
     array = as_array(array, where="__getitem__")
     plan = parse_key(array.shape, key)
     if plan.is_advanced:
@@ -156,6 +160,27 @@ def _host_mask_selection(array: Array, mask: Array) -> Array | None:
     if values.ndim == buffer.ndim:
         return Array(leaf_for(np.compress(values.ravel(), buffer)))
     return Array(leaf_for(buffer[values]))
+
+
+def _host_integer_selection(array: Array, key) -> Array | None:
+    """`array[indices]` of an evaluated host array with static integer indices (a NumPy integer
+    array, a list of Python ints) by NumPy's own advanced indexing: the same elements as the
+    gather the general path builds, a copy as NumPy's result is, in ~1 us instead of ~40 (the
+    key parsed, an index constant hashed, a gather node made) and without a compiled run. None
+    where the general path applies (a lazy array, another key, an index out of range: lazyarr's
+    IndexError names the axis)."""
+    buffer = array._node._bound
+    if type(buffer) is not np.ndarray or not buffer.ndim:
+        return None
+    if type(key) is list:
+        if not key or not all(type(item) is int for item in key):
+            return None
+    elif key.dtype.kind not in "iu":
+        return None
+    try:
+        return Array(leaf_for(buffer[key]))
+    except IndexError:
+        return None
 
 
 _PLAIN_KEY_TYPES = (int, slice, type(None), type(Ellipsis))

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import lazyarr as la
 from lazyarr.frontend import elementwise, manipulation_joining
@@ -450,3 +451,30 @@ def test_squaring_by_the_operator_makes_squares_node(dtype):
     actual = np.asarray(x ** 2)
     assert actual.dtype == expected.dtype
     np.testing.assert_array_equal(actual, expected)
+
+
+@given(data=st.data(), dtype=st.sampled_from(_DTYPES), shape=st.sampled_from([(6,), (4, 3), (3, 2, 2)]),
+       as_list=st.booleans(), index_dtype=st.sampled_from(["int64", "int8", "uint8", "intp"]))
+def test_static_integer_indices_of_an_evaluated_array_read_as_numpy(data, dtype, shape, as_list, index_dtype):
+    """`x[[i, j]]` / `x[indices]` of an evaluated array is NumPy's advanced indexing of its buffer
+    (indexing._host_integer_selection): NumPy's values, dtype and shape, an IndexError out of
+    range, and a copy: writing the result leaves `x` as it was."""
+    values = data.draw(arrays(dtype, shape=st.just(shape)))
+    positions = data.draw(hnp.arrays(np.dtype(index_dtype), st.sampled_from([(0,), (1,), (3,), (2, 2)]),
+                                     elements=st.integers(-shape[0] - 1 if index_dtype[0] == "i" else 0, shape[0])))
+    key = positions.tolist() if as_list else positions
+    x = la.asarray(values)
+    x.eval()
+    try:
+        expected = values[key]
+    except IndexError:
+        with pytest.raises(IndexError):
+            x[key]
+        return
+    result = x[key]
+    actual = np.asarray(result)
+    assert actual.shape == expected.shape and actual.dtype == expected.dtype
+    np.testing.assert_array_equal(actual, expected)
+    if result.size:
+        result[0] = values.flat[0]  # the result owns its value
+        np.testing.assert_array_equal(np.asarray(x), values)
