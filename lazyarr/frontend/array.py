@@ -366,13 +366,20 @@ class Array:
         return view
 
     def __array__(self, dtype=None, copy=None):
+        """NumPy's view of the value: read-only (buffers are shared between graphs and never
+        written), except a 0-d value, which comes as a fresh writable array as a scalar's
+        conversion does (`s = np.asarray(np.average(x, weights=lazy)); s *= 0.5`)."""
         if dtype is None and not copy:  # `np.asarray(x)` of an evaluated host array: `numpy()`, inline
             buffer = self._node._bound
             if type(buffer) is np.ndarray:
+                if not buffer.ndim:
+                    return buffer.copy()
                 view = buffer.view()
                 view.setflags(write=False)
                 return view
         value = self.numpy()
+        if not value.ndim and dtype is None:
+            return value.copy()
         if dtype is not None and np.dtype(dtype) != value.dtype:
             if copy is False:
                 raise ValueError("__array__: a dtype change needs a copy, but copy=False")

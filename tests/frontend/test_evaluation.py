@@ -128,6 +128,20 @@ def test_inputs_are_copied_and_outputs_read_only():
     assert np.array(x, copy=True).flags.writeable
 
 
+@pytest.mark.parametrize("evaluated", [True, False])
+def test_a_zero_dimensional_value_converts_to_a_fresh_writable_array(evaluated):
+    # As a NumPy scalar's conversion: code may scale the result in place (scikit-learn's
+    # brier_score_loss: `np.average(a, weights=lazy)`, then `score *= 0.5`); the lazy value stays.
+    x = la.asarray(np.float32(2.5)) * 2
+    if evaluated:
+        x.eval()
+    out = np.asarray(x)
+    assert out.shape == () and out.dtype == np.float32 and out.flags.writeable
+    out *= 0.5
+    assert float(x) == 5.0
+    assert np.asarray(x) == 5.0
+
+
 def test_augmented_assignment_changes_the_object_as_numpy_does():
     a = la.asarray(np.arange(3))
     b = a
