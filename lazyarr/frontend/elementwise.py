@@ -250,6 +250,7 @@ UFUNCS = {
     "floor_divide": (np.floor_divide, _op("floor-divide")),
     "remainder": (np.remainder, _op("remainder")),
     "mod": (np.remainder, _op("remainder")),
+    "fmod": (np.fmod, _op("fmod")),
     "power": (np.power, _op("power")),
     "pow": (np.power, _op("power")),
     "float_power": (np.float_power, _op("power")),
@@ -498,6 +499,7 @@ divide = _define("divide")
 true_divide = _define("true_divide")
 floor_divide = _define("floor_divide")
 remainder = _define("remainder")
+fmod = _define("fmod")
 mod = _define("mod")
 power = _define("power")
 pow = _define("pow")

@@ -167,6 +167,7 @@ ELEMENTWISE = [
     _binary("divide", np.true_divide, INEXACT),
     _binary("floor-divide", np.floor_divide, REAL_NUMERIC),
     _binary("remainder", np.remainder, REAL_NUMERIC),
+    _binary("fmod", np.fmod, REAL_NUMERIC),
     _binary("power", np.power, NUMERIC),  # integer exponents drawn >= 0; negative ones: hand case
     _binary("maximum", np.maximum, ALL),
     _binary("minimum", np.minimum, ALL),

@@ -152,6 +152,7 @@ RULES = [
     _binary("copysign", smooth_at=_nonzero),
     _binary("logaddexp"),
     _binary("remainder", 0.5, 2.0, smooth_at=lambda a, b: _away_from_halves(a / b)),
+    _binary("fmod", 0.5, 2.0, smooth_at=lambda a, b: _away_from_halves(a / b)),
     _binary("floor-divide", 0.5, 2.0, smooth_at=lambda a, b: _away_from_halves(a / b)),
     Rule("select", lambda a, b: make("select", [make("compare", [a, _zeros_like(a)], direction="GT"), a, b]),
          ((2, 2), (2, 2)), smooth_at=lambda a, b: _nonzero(a)),

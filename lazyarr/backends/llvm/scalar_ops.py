@@ -132,6 +132,18 @@ def _remainder(ctx, instr, a, b):
     return builder.select(builder.or_(is_zero, is_minus_one), _zero(a), remainder)
 
 
+def _fmod(ctx, instr, a, b):
+    """C's fmod (NumPy's): exact for floats (the target's math table); for integers C's `%`
+    truncating toward zero, 0 for a zero divisor (NumPy's value) and for -1 (never LLVM's UB)."""
+    builder, dtype = ctx.builder, instr.dtype
+    if _is_float(dtype):
+        return ctx.math("fmod", dtype, a, b)
+    divisor, is_zero, is_minus_one = _safe_divisor(ctx, dtype, a, b)
+    if not _signed(dtype):
+        return builder.select(is_zero, _zero(a), builder.urem(a, divisor))
+    return builder.select(builder.or_(is_zero, is_minus_one), _zero(a), builder.srem(a, divisor))
+
+
 def _constant_exponent(node):
     """A small integer exponent known at compile time (broadcast of a constant), else None."""
     while node.opcode in ("broadcast", "reshape"):
@@ -308,7 +320,7 @@ def _logaddexp(ctx, instr, a, b):
 
 BINARY = {
     "add": _add, "subtract": _subtract, "multiply": _multiply, "divide": _divide,
-    "floor-divide": _floor_divide, "remainder": _remainder, "power": _power,
+    "floor-divide": _floor_divide, "remainder": _remainder, "fmod": _fmod, "power": _power,
     "maximum": _extremum(">", "either"), "minimum": _extremum("<", "either"),
     "fmax": _extremum(">", "second"), "fmin": _extremum("<", "second"),
     "and": _bitwise("and_"), "or": _bitwise("or_"), "xor": _bitwise("xor"),

@@ -181,6 +181,7 @@ BINARY = [
     ("divide", np.true_divide, INEXACT, _same, False),
     ("floor-divide", np.floor_divide, REAL_NUMERIC, _same, False),
     ("remainder", np.remainder, REAL_NUMERIC, _same, False),
+    ("fmod", np.fmod, REAL_NUMERIC, _same, False),
     ("power", _power, NUMERIC, _same, False),
     ("maximum", np.maximum, ALL, _same, True),
     ("minimum", np.minimum, ALL, _same, True),
@@ -321,6 +322,8 @@ BINARY_DERIVATIVES = {
     ),
     # NumPy's remainder is a - floor(a / b) * b.
     "remainder": lambda a, b, z, g: (g, negate(multiply(g, make("floor", [divide(a, b)])))),
+    # C's fmod is a - trunc(a / b) * b.
+    "fmod": lambda a, b, z, g: (g, negate(multiply(g, make("trunc", [divide(a, b)])))),
 }
 
 BINARY_WITHOUT_GRADIENT = (
