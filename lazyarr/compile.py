@@ -531,7 +531,7 @@ def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> l
     for node in nodes:  # (every evaluation: one attribute test per node when nothing is held)
         position += 1
         holder = node._holder
-        if holder is None or holder() is None:  # (a dead holder: a temporary of an expression)
+        if holder is None or type(holder) is not tuple and holder() is None:  # (dead: an expression's temporary)
             continue
         if (node._bound is not None or node.constant_only or position in graph.roots
                 or (node.op in _VIEW_OPS and _views_a_value(node)) or not keep(node)):

@@ -148,6 +148,18 @@ def test_a_temporary_wrapping_a_held_node_again_leaves_its_owner_holding_it():
     assert y.is_evaluated
 
 
+def test_an_array_made_from_a_temporary_is_kept():
+    # The temporary wraps the node first, the array the program keeps second (a copy, a cast to
+    # the same dtype): the node has both as holders, and the live one is kept.
+    values = np.random.default_rng(1).random(50)
+    x = la.asarray(values)
+    y = la.array(la.exp(x) * 2.0)
+    z = (la.exp(x) * 3.0).astype(np.float64)
+    w = (x + 1.0).copy()
+    assert float((y + z + w).sum()) == pytest.approx((np.exp(values) * 5.0 + values + 1.0).sum(), rel=1e-12)
+    assert y.is_evaluated and z.is_evaluated and w.is_evaluated
+
+
 def test_one_evaluation_writes_out_a_bounded_number_of_held_values():
     from lazyarr import compile as compile_module
 

@@ -141,10 +141,33 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
 
 
 def _still_held(node: Instruction) -> bool:
-    """Whether the array that last took `node` (its holder) is alive, still holds it, and owns
-    its value (a view, `.real` or a slice, is recomputed from its base, never written out)."""
-    array = node._holder()
-    return array is not None and array._node is node and array._base is None
+    """Whether an array that took `node` (its holder) is alive, still holds it, and owns its
+    value (a view, `.real` or a slice, is recomputed from its base, never written out)."""
+    return _owner(node) is not None
+
+
+def _owner(node: Instruction) -> Array | None:
+    """The live array holding `node` and owning its value, if any (see `_still_held`)."""
+    holder = node._holder
+    for reference in holder if type(holder) is tuple else (holder,):
+        array = reference()
+        if array is not None and array._node is node and array._base is None:
+            return array
+    return None
+
+
+def _holders(holder, reference) -> tuple:
+    """A node's holders once another array wraps it too: the live ones and the new one. Either
+    may be the one the program keeps (`y = la.array(exp(x))`: the temporary came first;
+    `norm(g)` re-wraps the held `g` in a temporary), so each stays a candidate until it dies;
+    at most _MOST_HOLDERS, the newest."""
+    references = holder if type(holder) is tuple else (holder,)
+    live = [known for known in references if known() is not None]
+    live.append(reference)
+    return tuple(live[-_MOST_HOLDERS:])
+
+
+_MOST_HOLDERS = 4
 
 
 def _keep_held(held: list) -> None:
@@ -154,8 +177,8 @@ def _keep_held(held: list) -> None:
     thread (`y += 1`) in between is as unlikely as for the arrays evaluate_arrays is given."""
     for node, buffer in held:
         leaf = _kept(node, buffer)
-        array = node._holder()
-        if array is not None and array._node is node:
+        array = _owner(node)
+        if array is not None:
             array._node = leaf
 
 
@@ -283,10 +306,8 @@ class Array:
             holder = node._holder
             if holder is None:
                 _SET_HOLDER(node, _new_reference(self))  # see evaluate_arrays
-            else:  # a node wrapped again (a no-op reshape, astype): the first owner stays its holder
-                current = holder()
-                if current is None or current._node is not node or current._base is not None:
-                    _SET_HOLDER(node, _new_reference(self))
+            else:  # a node wrapped again (a no-op reshape, astype, copy): every live wrapper may be the one kept
+                _SET_HOLDER(node, _holders(holder, _new_reference(self)))
             if depth * 2 >= _flags.FLAGS.max_pending_depth:  # (track_pending's first test, inline: hot)
                 track_pending(self)
 

@@ -61,8 +61,10 @@ def _lazy_ufunc_call(ufunc, method, inputs, kwargs):
             result = _namespace().matmul(*inputs)
         elif name in elementwise.UFUNCS:
             result = elementwise.apply(name, *inputs)
-        elif callable(composed := getattr(_namespace(), name, None)) and not isinstance(composed, type):
-            result = composed(*inputs)  # a ufunc lazyarr composes of others (deg2rad, heaviside, divmod)
+        elif ufunc is getattr(np, name, None) and callable(composed := getattr(_namespace(), name, None)):
+            # NumPy's own ufunc that lazyarr composes of others (deg2rad, heaviside, divmod); never
+            # another library's ufunc of the same name (scipy.special.round is not la.round)
+            result = composed(*inputs)
         else:
             return None
         wanted = kwargs.get("dtype")

@@ -13,6 +13,7 @@ stay a view of its base, so writes through it reach the base (views.py).
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Hashable
 
 from ..hlo.template import Templates
@@ -26,14 +27,18 @@ def scalar_key(value) -> tuple:
     """A Python scalar argument's part of a key: its type and value.
 
     Floats 0.0 and -0.0 are equal but compute differently (x + 0.0 simplifies; 1 / -0.0), and
-    NaN never equals itself: those are keyed by their bits.
+    NaN never equals itself (nor does `float.hex` tell NaN's sign): those are keyed by their
+    bits, as complex numbers always are.
     """
     kind = type(value)
     if kind is float and (value == 0.0 or value != value):
-        return (kind, value.hex())
+        return (kind, _DOUBLE.pack(value))
     if kind is complex:
-        return (kind, value.real.hex(), value.imag.hex())
+        return (kind, _DOUBLE.pack(value.real), _DOUBLE.pack(value.imag))
     return (kind, value)
+
+
+_DOUBLE = struct.Struct("<d")
 
 
 def replayed(name: str, function: Callable[..., Array], arguments: tuple, statics: Hashable = ()) -> Array | None:

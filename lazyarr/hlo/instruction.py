@@ -86,8 +86,9 @@ class _Fields:
     # depth: the longest chain of operations from a leaf (0 for parameters and constants).
     # constant_only: no parameter anywhere below (a function of constants alone).
     # _identity: local_key(_local), what stands for _local in keys (the compile driver's too).
-    # _holder: a weak reference to what holds the node for a program (the frontend's array), or
-    # None; written with set_holder, read by the compile driver's `keep` (evaluate_graph_keeping).
+    # _holder: a weak reference to what holds the node for a program (the frontend's array), a
+    # tuple of them (several arrays wrap it), or None; written with set_holder, read by the
+    # compile driver's `keep` (evaluate_graph_keeping).
     __slots__ = ("op", "shape", "dtype", "operands", "attrs", "_attr_map", "_local", "_identity", "_bound", "depth",
                  "constant_only", "_holder", "__weakref__")
 

@@ -405,7 +405,7 @@ def test_templated_calls_key_signed_zeros_and_nan_by_their_bits():
     # 0.0 == -0.0 and NaN != NaN as dict keys: a template recorded with one must not serve the other.
     condition = la.asarray(np.array([True, False, False]))
     x = la.asarray(np.array([1.0, 2.0, 3.0]))
-    for fill in (0.0, -0.0, 0.0, float("nan"), -0.0):
+    for fill in (0.0, -0.0, 0.0, float("nan"), -float("nan"), -0.0):
         result = np.asarray(la.where(condition, x, fill))
         expected = np.where(np.array([True, False, False]), np.array([1.0, 2.0, 3.0]), fill)
         np.testing.assert_array_equal(result, expected)
