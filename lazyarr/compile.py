@@ -26,6 +26,7 @@ from .hlo import Computation, Instruction, Module, bound_buffer, make, remake
 from .hlo import get as get_op
 from .passes.fusion_policy import FusionPolicy
 from .persistent_cache import clear_persistent_cache
+from .shapes import SYMBOLIC_SIZE_BASE
 from .symbolic_sizes import symbolize
 
 BufferLookup = Callable[[Instruction], "np.ndarray | None"]
@@ -271,6 +272,7 @@ def _cache_key(module: Module, backend_name: str) -> tuple[tuple, Module, tuple[
         return concrete, module, ()
     known = _SYMBOLIC.get(concrete)
     if known is None:
+        _check_sizes(module)
         symbolic = symbolize(module)
         known = (concrete, ()) if symbolic is None else (
             (backend_name, symbolic[0].entry.parameters, symbolic[0].entry.outputs), symbolic[1])
@@ -282,6 +284,17 @@ def _cache_key(module: Module, backend_name: str) -> tuple[tuple, Module, tuple[
         return key, module, ()
     # A fresh module each time: compiling rewrites the module it is given.
     return key, Module(module.name, Computation(module.entry.name, key[1], key[2])), sizes
+
+
+def _check_sizes(module: Module) -> None:
+    """MemoryError, naming the shape, for an array of 2**40 or more elements along an axis
+    (`la.zeros(2**41)`): no host has that memory, and such sizes are where the symbolic
+    placeholders live (symbolic_sizes.py), which would mistake them for placeholders."""
+    for instruction in module.entry.post_order():
+        if any(size >= SYMBOLIC_SIZE_BASE for size in instruction.shape):
+            raise MemoryError(
+                f"evaluate: an array of shape {instruction.shape} ({instruction.opcode}) is too large to "
+                f"compute: lazyarr's arrays hold fewer than 2**40 elements along each axis")
 
 
 def compile_module(module: Module, backend_name: str):

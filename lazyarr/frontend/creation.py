@@ -84,8 +84,13 @@ def _from_device_buffer(buffer, source: str, target, copy, device, where: str) -
     return result if target is None or target == dtype else wrap(convert(result._node, target))
 
 
-def _check_order(order, where: str) -> None:
-    if order not in (None, "C", "F", "A", "K"):
+def _check_order(order, where: str, accepted: str = "CFAK") -> None:
+    """NumPy's order check (any case); new arrays (`zeros`, `full`, ...) take "C" or "F" only."""
+    if order is None:
+        return
+    if not (isinstance(order, str) and len(order) == 1 and order.upper() in accepted):
+        if accepted == "CF":
+            raise ValueError(f"{where}: only 'C' or 'F' order is permitted, got {order!r}")
         raise ValueError(f"{where}: order must be one of 'C', 'F', 'A', 'K', got {order!r}")
 
 
@@ -184,14 +189,14 @@ def _filled_array(where: str, shape, value, dtype, order, device) -> Array:
 
 def _filled_array_made(where: str, shape, value, dtype, order, device) -> Array:
     _check_device(device, where)
-    _check_order(order, where)
+    _check_order(order, where, "CF")
     return _placed(_filled(as_shape(shape, where=where), value, _default_dtype(dtype, where), where), device)
 
 
 def empty(shape, dtype=None, order="C", *, device=None) -> Array:
     """NumPy leaves the values unspecified; lazyarr returns zeros (as cheap: one broadcast)."""
     _check_device(device, "empty")
-    _check_order(order, "empty")
+    _check_order(order, "empty", "CF")
     return _placed(_filled(as_shape(shape, where="empty"), 0, _default_dtype(dtype, "empty"), "empty"), device)
 
 
@@ -226,7 +231,7 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None) -> Array:
     [7, 7]
     """
     _check_device(device, "full")
-    _check_order(order, "full")
+    _check_order(order, "full", "CF")
     target = None if dtype is None else dtypes.as_dtype(dtype, where="full")
     return _placed(_fill_node(fill_value, target, as_shape(shape, where="full"), "full"), device)
 

@@ -366,6 +366,11 @@ ERRORS = [
     (lambda: la.eye(2.5), TypeError, "N must be an integer"),
     (lambda: la.tril(la.asarray(3)), TypeError, "at least 1-d"),
     (lambda: la.meshgrid(la.zeros(2), indexing="xx"), ValueError, "'xy' and 'ij'"),
+    (lambda: la.zeros(3, order="K"), ValueError, "only 'C' or 'F' order"),  # (as NumPy; "c" and "f" pass)
+    (lambda: la.full(2, 1.0, order="A"), ValueError, "only 'C' or 'F' order"),
+    # sizes from 2**40 on along an axis: no memory holds them (and they are symbolic placeholders)
+    (lambda: float(la.zeros(2**41).sum()), MemoryError, r"shape \(2199023255552,\)"),
+    (lambda: np.asarray(la.arange(0, 2**62, dtype=np.int8)), MemoryError, "too large to compute"),
 ]
 
 
