@@ -62,8 +62,12 @@ def _flat_truth(mask, array: Array, where: str) -> Instruction:
 
 
 def _flat_values(values, dtype, where: str) -> Instruction:
-    """`values` converted to `dtype` as NumPy converts them here (static ones by NumPy: a
-    Python int out of range raises OverflowError), flattened."""
+    """`values` converted to `dtype` as NumPy converts them here, flattened: arrays (NumPy's,
+    0-d ones too, and lazy ones) under the 'safe' casting rule (TypeError otherwise, nothing
+    written); Python scalars, NumPy scalars and sequences by NumPy's conversion (a Python int
+    out of range raises OverflowError)."""
+    if isinstance(values, (np.ndarray, Array)):
+        check_casting(values.dtype, dtype, "safe", where)
     if _is_lazy(values):
         node = convert(as_array(values, where=where)._node, dtype)
     else:

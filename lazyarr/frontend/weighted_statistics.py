@@ -222,7 +222,11 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
                 ew.multiply(weights, analytic))), weight_sum))
         fact = ew.where(ew.less_equal(fact, 0), 0.0, fact)
         scale = ew.divide(1, fact)
-    centred = _cast(ew.subtract(rows, center[:, None]), rows.dtype)  # NumPy: X -= avg[:, None]
+    difference = ew.subtract(rows, center[:, None])
+    if not np.can_cast(difference.dtype, rows.dtype, "same_kind"):  # (an integer `dtype=`)
+        raise TypeError(f"cov: Cannot cast ufunc 'subtract' output from {difference.dtype!r} to {rows.dtype!r} "
+                        "with casting rule 'same_kind'")
+    centred = _cast(difference, rows.dtype)  # NumPy: X -= avg[:, None]
     other = centred if weights is None else ew.multiply(centred, weights)
     product = dot(centred, ew.conj(transpose(other)))
     product = _cast(ew.multiply(product, scale), product.dtype)  # NumPy: c *= 1 / fact

@@ -456,6 +456,11 @@ def test_in_place_errors():
         (lambda: la.place(x, la.asarray([True, False, False]), []), ValueError, "place: Cannot insert from an empty"),
         (lambda: la.place(x, [1, 0, 1], 300), OverflowError, "place: Python integer 300 out of bounds for int8"),
         (lambda: la.putmask(x, [1, 0], [1]), ValueError, "putmask: mask and data must be the same size"),
+        # arrays of values (NumPy's, 0-d, lazy) cast under the 'safe' rule, as NumPy 2 does
+        (lambda: la.putmask(x, [1, 0, 1], np.array([300, 2])), TypeError, "putmask: Cannot cast array data"),
+        (lambda: la.putmask(x, [1, 0, 1], np.array(3)), TypeError, "putmask: Cannot cast array data"),
+        (lambda: la.place(la.zeros(2), [1, 1], np.array([1 + 5j])), TypeError, "place: Cannot cast array data"),
+        (lambda: la.putmask(x, [1, 1, 1], la.asarray([0.5])), TypeError, "putmask: Cannot cast array data"),
         (lambda: la.copyto([1, 2], 3), TypeError, "copyto: dst must be a lazyarr or NumPy array"),
         (lambda: la.copyto(x, 1.5), TypeError, "copyto: Cannot cast scalar from dtype.'float64'. to dtype.'int8'."),
         (lambda: la.copyto(x, 1000), OverflowError, "copyto: Python integer 1000 out of bounds for int8"),

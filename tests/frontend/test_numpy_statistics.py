@@ -161,6 +161,7 @@ def test_cov_errors_and_laziness():
         ({"fweights": [1, 2]}, RuntimeError, "cov: incompatible numbers of samples and fweights"),
         ({"aweights": [[1.0, 1.0, 1.0]]}, RuntimeError, "cov: cannot handle multidimensional aweights"),
         ({"fweights": [0, 0, 0]}, ZeroDivisionError, "cov: Weights sum to zero"),
+        ({"dtype": np.int64}, TypeError, "cov: Cannot cast ufunc 'subtract' output"),  # (NumPy's X -= avg)
     ]:
         with pytest.raises(error, match=message):
             la.cov(samples, **arguments)
