@@ -287,14 +287,23 @@ def _cache_key(module: Module, backend_name: str) -> tuple[tuple, Module, tuple[
 
 
 def _check_sizes(module: Module) -> None:
-    """MemoryError, naming the shape, for an array of 2**40 or more elements along an axis
-    (`la.zeros(2**41)`): no host has that memory, and such sizes are where the symbolic
-    placeholders live (symbolic_sizes.py), which would mistake them for placeholders."""
+    """NumPy's MemoryError ("Unable to allocate 2.00 TiB for an array with shape ...") for an
+    array of 2**40 or more elements along an axis (`la.zeros(2**41)`): no host has that memory,
+    and such sizes are where the symbolic placeholders live (symbolic_sizes.py), which would
+    mistake them for placeholders."""
     for instruction in module.entry.post_order():
         if any(size >= SYMBOLIC_SIZE_BASE for size in instruction.shape):
-            raise MemoryError(
-                f"evaluate: an array of shape {instruction.shape} ({instruction.opcode}) is too large to "
-                f"compute: lazyarr's arrays hold fewer than 2**40 elements along each axis")
+            raise _allocation_error(instruction.shape, instruction.dtype)
+
+
+def _allocation_error(shape, dtype) -> MemoryError:
+    """The MemoryError NumPy raises for an allocation of `shape` and `dtype` (its message)."""
+    try:
+        from numpy._core._exceptions import _ArrayMemoryError  # (NumPy's own; not public)
+
+        return _ArrayMemoryError(tuple(shape), np.dtype(dtype))
+    except (ImportError, TypeError):
+        return MemoryError(f"Unable to allocate an array with shape {tuple(shape)} and data type {dtype}")
 
 
 def compile_module(module: Module, backend_name: str):
