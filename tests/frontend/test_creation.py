@@ -370,7 +370,8 @@ ERRORS = [
     (lambda: la.full(2, 1.0, order="A"), ValueError, "only 'C' or 'F' order"),
     # sizes from 2**40 on along an axis: no memory holds them (and they are symbolic placeholders)
     (lambda: float(la.zeros(2**41).sum()), MemoryError, r"shape \(2199023255552,\)"),
-    (lambda: np.asarray(la.arange(0, 2**62, dtype=np.int8)), MemoryError, r"Unable to allocate .* shape \(4611686018427387904,\)"),
+    (lambda: np.asarray(la.arange(0, 2**62, dtype=np.int8)), MemoryError,
+     r"Unable to allocate .* shape \(4611686018427387904,\)"),
 ]
 
 
