@@ -478,3 +478,33 @@ def test_methods_bind_their_instance():
             return isinstance(other, Scaler)
 
     assert np.asarray(Scaler().scale(f32(2))).tolist() == [6.0]
+
+
+def test_a_call_like_the_last_one_reuses_its_entry_and_any_other_call_is_keyed_again():
+    """la.jit keeps the last call's signature (evaluated host lazyarr arrays): the next call with
+    arrays of those shapes and dtypes runs its entry without building a key; every other call
+    (new shape or dtype, a NumPy or unevaluated argument, a Python scalar) takes the keyed
+    path and gets its own answer."""
+    f = la.jit(lambda a, b: a * 2 + b)
+    x, y = np.arange(4.0), np.ones(4)
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(f(la.asarray(x), la.asarray(y))), x * 2 + 1)
+    assert f.cache_info().traces == 1 and f.cache_info().hits == 2
+    cases = [
+        (la.asarray(np.arange(3.0)), la.asarray(np.ones(3))),  # another shape
+        (la.asarray(np.arange(4, dtype=np.float32)), la.asarray(np.ones(4, np.float32))),  # another dtype
+        (x, y),  # NumPy arrays
+        (la.asarray(x) + 0, la.asarray(y)),  # an unevaluated argument
+        (la.asarray(x), 1.0),  # a Python scalar
+        (la.asarray(x), la.asarray(y)),  # the first signature again
+    ]
+    for a, b in cases:
+        expected = np.asarray(a) * 2 + np.asarray(b)
+        result = np.asarray(f(a, b))
+        assert result.dtype == expected.dtype
+        np.testing.assert_array_equal(result, expected)
+    f.clear_cache()
+    np.testing.assert_array_equal(np.asarray(f(la.asarray(x), la.asarray(y))), x * 2 + 1)
+    # Traced: the first signature, the other shape, the other dtype, the Python scalar, and the
+    # first signature again after clear_cache (NumPy and unevaluated arrays share the first's).
+    assert f.cache_info().traces == 5
