@@ -47,6 +47,12 @@ _INITIALIZE_LOCK = threading.Lock()
 # transpose's inner loops) ran no faster: W1-W7 and the programs' jitted runs equal to noise
 # (single thread, three alternated runs), while cold first calls got shorter (W2 GELU 138-158 ->
 # 111 ms, W3 softmax 73 -> 66, W7b 40 -> 30; the others unchanged).
+# Measured and not taken (single thread, one run each against this pipeline, benchmarks/run.py
+# and programs.py): O2 instead of O3 shortens cold compiles (W3 73 -> 64 ms, W4 76 -> 53) but
+# W7b ran 14 % and `la.jit(heat)` 12 % slower; `-force-vector-interleave=1` (W3 cold 73 -> 64 ms)
+# made W3's row reductions 35 % slower; with epilogue vectorization off as well (W3 cold 50 ms)
+# `la.jit(mandelbrot)` ran 0.94 -> 1.41 ms. A per-loop choice (interleave elementwise loops once,
+# reductions four times) is what would keep both.
 _LLVM_OPTIONS: tuple[str, ...] = ("-alias-set-saturation-threshold=2000", "-unroll-runtime=false")
 _initialized = {"native": False, "all": False}
 
