@@ -287,13 +287,15 @@ def _cache_key(module: Module, backend_name: str) -> tuple[tuple, Module, tuple[
 
 
 def _check_sizes(module: Module) -> None:
-    """NumPy's MemoryError ("Unable to allocate 2.00 TiB for an array with shape ...") for an
-    array of 2**40 or more elements along an axis (`la.zeros(2**41)`): no host has that memory,
-    and such sizes are where the symbolic placeholders live (symbolic_sizes.py), which would
-    mistake them for placeholders."""
+    """NumPy's MemoryError ("Unable to allocate 2.00 TiB for an array with shape ...") for a
+    non-empty array of 2**40 or more elements along an axis (`la.zeros(2**41)`): no host has
+    that memory, and such sizes are where the symbolic placeholders live (symbolic_sizes.py),
+    which would mistake them for placeholders. Also for one that is never materialized (a
+    broadcast read through a slice), where NumPy's view would do: a documented difference."""
     for instruction in module.entry.post_order():
-        if any(size >= SYMBOLIC_SIZE_BASE for size in instruction.shape):
-            raise _allocation_error(instruction.shape, instruction.dtype)
+        shape = instruction.shape
+        if any(size >= SYMBOLIC_SIZE_BASE for size in shape) and 0 not in shape:  # (empty: nothing to hold)
+            raise _allocation_error(shape, instruction.dtype)
 
 
 def _allocation_error(shape, dtype) -> MemoryError:

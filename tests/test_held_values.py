@@ -160,6 +160,21 @@ def test_an_array_made_from_a_temporary_is_kept():
     assert y.is_evaluated and z.is_evaluated and w.is_evaluated
 
 
+def test_views_and_writes_of_a_node_leave_its_owner_holding_it():
+    x = la.asarray(np.arange(6.0))
+    y = la.exp(x) * 5.0
+    views = [y[...] for _ in range(6)]  # views wrap y's node too; they never displace its owner
+    float((y + 1.0).sum())
+    assert y.is_evaluated and len(views) == 6
+    a = la.exp(x) * 2.0
+    b = la.zeros(6)
+    b[:] = a  # b takes a's node: both hold it
+    b += 1
+    float((a + 1.0).sum())
+    assert a.is_evaluated
+    np.testing.assert_allclose(np.asarray(b), np.exp(np.arange(6.0)) * 2.0 + 1.0, rtol=1e-15)
+
+
 def test_one_evaluation_writes_out_a_bounded_number_of_held_values():
     from lazyarr import compile as compile_module
 

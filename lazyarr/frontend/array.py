@@ -156,13 +156,14 @@ def _owner(node: Instruction) -> Array | None:
     return None
 
 
-def _holders(holder, reference) -> tuple:
-    """A node's holders once another array wraps it too: the live ones and the new one. Either
-    may be the one the program keeps (`y = la.array(exp(x))`: the temporary came first;
-    `norm(g)` re-wraps the held `g` in a temporary), so each stays a candidate until it dies;
-    at most _MOST_HOLDERS, the newest."""
+def holders_with(holder, reference) -> tuple:
+    """A node's holders once another array wraps it too (or takes it by a write): the live
+    ones that own their value and the new one. Any may be the one the program keeps
+    (`y = la.array(exp(x))`: the temporary came first; `norm(g)` re-wraps the held `g` in a
+    temporary; `b[:] = a` gives `b` the node of `a`), so each stays a candidate until it dies;
+    views are not (they are recomputed from their base); at most _MOST_HOLDERS, the newest."""
     references = holder if type(holder) is tuple else (holder,)
-    live = [known for known in references if known() is not None]
+    live = [known for known in references if (array := known()) is not None and array._base is None]
     live.append(reference)
     return tuple(live[-_MOST_HOLDERS:])
 
@@ -307,7 +308,7 @@ class Array:
             if holder is None:
                 _SET_HOLDER(node, _new_reference(self))  # see evaluate_arrays
             else:  # a node wrapped again (a no-op reshape, astype, copy): every live wrapper may be the one kept
-                _SET_HOLDER(node, _holders(holder, _new_reference(self)))
+                _SET_HOLDER(node, holders_with(holder, _new_reference(self)))
             if depth * 2 >= _flags.FLAGS.max_pending_depth:  # (track_pending's first test, inline: hot)
                 track_pending(self)
 
@@ -393,19 +394,17 @@ class Array:
         if dtype is None and not copy:  # `np.asarray(x)` of an evaluated host array: `numpy()`, inline
             buffer = self._node._bound
             if type(buffer) is np.ndarray:
-                if not buffer.ndim:
+                if not buffer.ndim and copy is None:
                     return buffer.copy()
                 view = buffer.view()
                 view.setflags(write=False)
                 return view
         value = self.numpy()
-        if not value.ndim and dtype is None:
-            return value.copy()
         if dtype is not None and np.dtype(dtype) != value.dtype:
             if copy is False:
                 raise ValueError("__array__: a dtype change needs a copy, but copy=False")
             return value.astype(dtype)
-        if copy:
+        if copy or (not value.ndim and copy is None):
             return value.copy()
         return value
 

@@ -175,7 +175,7 @@ def _host_integer_selection(array: Array, key) -> Array | None:
     if type(key) is list:
         if not key or not all(type(item) is int for item in key):
             return None
-    elif key.dtype.kind not in "iu":
+    elif key.dtype.kind not in "iu" or not key.ndim:  # (a 0-d key picks one element: the general path)
         return None
     try:
         return Array(leaf_for(buffer[key]))

@@ -257,7 +257,8 @@ def _classify(item):
             return ("bool", bool(item)) if item.ndim == 0 else ("mask", item)
         if item.dtype.kind not in "iu":
             raise IndexError(NOT_INTEGER_ARRAY)
-        return ("integer", int(item)) if item.ndim == 0 else ("array", item)
+        # A 0-d integer array is an index array (NumPy: its result is a copy, never a view).
+        return "array", item
     if hasattr(item, "__index__") and not isinstance(item, (float, complex)):
         return "integer", operator.index(item)
     raise IndexError(VALID_INDICES)

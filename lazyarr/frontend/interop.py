@@ -53,18 +53,20 @@ def _write_out(result, out):
 
 
 def _lazy_ufunc_call(ufunc, method, inputs, kwargs):
-    """The lazy equivalent of `getattr(ufunc, method)(*inputs, **kwargs)`, or None."""
+    """The lazy equivalent of `getattr(ufunc, method)(*inputs, **kwargs)`, or None. Only NumPy's
+    own ufuncs: another library's of the same name (`scipy.special.log1p` keeps float64 for
+    integers; `scipy.special.round`) has other semantics."""
     name = ufunc.__name__
+    if getattr(np, name, None) is not ufunc:
+        return None
     if method == "__call__" and set(kwargs) <= {"dtype"}:
         # dtype= naming the dtype the call gives anyway (dask's `partial(np.add, dtype=...)`) stays lazy
         if name == "matmul":
             result = _namespace().matmul(*inputs)
         elif name in elementwise.UFUNCS:
             result = elementwise.apply(name, *inputs)
-        elif ufunc is getattr(np, name, None) and callable(composed := getattr(_namespace(), name, None)):
-            # NumPy's own ufunc that lazyarr composes of others (deg2rad, heaviside, divmod); never
-            # another library's ufunc of the same name (scipy.special.round is not la.round)
-            result = composed(*inputs)
+        elif callable(composed := getattr(_namespace(), name, None)):
+            result = composed(*inputs)  # a ufunc lazyarr composes of others (deg2rad, heaviside, divmod)
         else:
             return None
         wanted = kwargs.get("dtype")
@@ -75,7 +77,8 @@ def _lazy_ufunc_call(ufunc, method, inputs, kwargs):
 
 
 def array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
-    if method == "at" and ufunc.__name__ in elementwise.UFUNCS and not kwargs:
+    name = ufunc.__name__
+    if method == "at" and name in elementwise.UFUNCS and not kwargs and getattr(np, name, None) is ufunc:
         # in place on the lazy (or NumPy) first operand; NumPy's own at would update a copy
         return getattr(elementwise, ufunc.__name__).at(*inputs)
     result = _lazy_ufunc_call(ufunc, method, inputs, kwargs)

@@ -22,7 +22,7 @@ from ..backends import get_backend
 from ..compile import backend_for
 from . import pytree
 from .array import Array, evaluate_arrays
-from .templated_calls import scalar_key
+from .templated_calls import scalar_from_key, scalar_key
 
 
 class ShapeDtypeStruct:
@@ -237,7 +237,7 @@ def describe_differences(old_key: tuple, new_key: tuple) -> list[str]:
 def _leaf_text(signature: tuple) -> str:
     if isinstance(signature[0], type):  # a Python scalar: (type, value) or (type, bits...)
         kind, *value = signature
-        shown = [float.fromhex(part) if isinstance(part, str) else part for part in value]
+        shown = [scalar_from_key(part) for part in value]
         return f"Python {kind.__name__} {shown[0] if len(shown) == 1 else complex(*shown)}"
     shape, dtype = signature
     return f"{np.dtype(dtype)}{list(shape)}"

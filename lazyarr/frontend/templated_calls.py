@@ -41,6 +41,11 @@ def scalar_key(value) -> tuple:
 _DOUBLE = struct.Struct("<d")
 
 
+def scalar_from_key(part):
+    """A value part of `scalar_key` as the number it stands for (bytes back to the float)."""
+    return _DOUBLE.unpack(part)[0] if type(part) is bytes else part
+
+
 def replayed(name: str, function: Callable[..., Array], arguments: tuple, statics: Hashable = ()) -> Array | None:
     """`function(*arguments)`, its graph replayed from the template for `name`, `statics` (the
     other arguments, hashable; values equal as keys must build the same graph or raise the

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..hlo import Instruction, set_holder
-from .array import Array, deferred_cuts, track_pending
+from .array import Array, deferred_cuts, holders_with, track_pending
 
 Read = Callable[[Instruction], Instruction]
 Write = Callable[[Instruction, Instruction], Instruction]
@@ -99,7 +99,8 @@ def assign(array: Array, node: Instruction, consumed: tuple[Array, ...] = ()) ->
         owner = link.base
     owner._node = node
     if node.depth:
-        set_holder(node, weakref.ref(owner))  # (as Array() records: see array.evaluate_arrays)
+        holder = node._holder  # (as Array() records: see array.evaluate_arrays)
+        set_holder(node, weakref.ref(owner) if holder is None else holders_with(holder, weakref.ref(owner)))
     stack = [owner]
     while stack:  # down: every live view of a written array reads its new value
         written = stack.pop()

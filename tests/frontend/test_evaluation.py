@@ -140,6 +140,8 @@ def test_a_zero_dimensional_value_converts_to_a_fresh_writable_array(evaluated):
     out *= 0.5
     assert float(x) == 5.0
     assert np.asarray(x) == 5.0
+    assert np.asarray(x, dtype=np.float32).flags.writeable  # the same dtype asked for: the same answer
+    assert not np.asarray(x, copy=False).flags.writeable  # never a copy: the shared, read-only value
 
 
 def test_augmented_assignment_changes_the_object_as_numpy_does():

@@ -508,3 +508,18 @@ def test_a_call_like_the_last_one_reuses_its_entry_and_any_other_call_is_keyed_a
     # Traced: the first signature, the other shape, the other dtype, the Python scalar, and the
     # first signature again after clear_cache (NumPy and unevaluated arrays share the first's).
     assert f.cache_info().traces == 5
+
+
+def test_cache_miss_explanations_show_complex_zero_and_nan_scalars():
+    from lazyarr import _flags
+
+    previous = _flags.FLAGS
+    _flags.with_overrides(explain_cache_misses=True)
+    try:
+        f = la.jit(lambda a, s: a * s)
+        x = la.asarray(np.arange(3.0))
+        for scalar in (2.0, 1 + 2j, -0.0, float("nan"), 0j):
+            expected = np.arange(3.0) * scalar
+            np.testing.assert_array_equal(np.asarray(f(x, scalar)), expected)
+    finally:
+        _flags.FLAGS = previous

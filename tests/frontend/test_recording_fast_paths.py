@@ -460,9 +460,9 @@ def test_static_integer_indices_of_an_evaluated_array_read_as_numpy(data, dtype,
     (indexing._host_integer_selection): NumPy's values, dtype and shape, an IndexError out of
     range, and a copy: writing the result leaves `x` as it was."""
     values = data.draw(arrays(dtype, shape=st.just(shape)))
-    positions = data.draw(hnp.arrays(np.dtype(index_dtype), st.sampled_from([(0,), (1,), (3,), (2, 2)]),
+    positions = data.draw(hnp.arrays(np.dtype(index_dtype), st.sampled_from([(), (0,), (1,), (3,), (2, 2)]),
                                      elements=st.integers(-shape[0] - 1 if index_dtype[0] == "i" else 0, shape[0])))
-    key = positions.tolist() if as_list else positions
+    key = positions.tolist() if as_list and positions.ndim else positions  # (a 0-d list would be an int: a view)
     x = la.asarray(values)
     x.eval()
     try:
@@ -475,6 +475,6 @@ def test_static_integer_indices_of_an_evaluated_array_read_as_numpy(data, dtype,
     actual = np.asarray(result)
     assert actual.shape == expected.shape and actual.dtype == expected.dtype
     np.testing.assert_array_equal(actual, expected)
-    if result.size:
-        result[0] = values.flat[0]  # the result owns its value
+    if result.size and result.ndim:
+        result[0] = values.flat[0]  # the result owns its value (also for a 0-d index array, as NumPy's)
         np.testing.assert_array_equal(np.asarray(x), values)

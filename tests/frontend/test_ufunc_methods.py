@@ -369,12 +369,13 @@ def test_another_librarys_ufunc_of_a_lazyarr_name_is_not_lazyarrs():
     # scipy.special.round is a ufunc named like la.round with other semantics (float64 out of
     # int64, ties away from zero): NumPy's protocol must not send it to la.round.
     special = pytest.importorskip("scipy.special")
-    for values in (np.array([1, 2, 3]), np.array([-0.4, 2.5]), np.array([1.5], np.float16)):
-        result = special.round(la.asarray(values))
-        expected = special.round(values)
-        assert np.asarray(result).dtype == expected.dtype
-        np.testing.assert_array_equal(np.asarray(result), expected)
-        np.testing.assert_array_equal(np.signbit(np.asarray(result)), np.signbit(expected))
+    for function in (special.round, special.log1p, special.expm1, special.exp2, special.cbrt):
+        for values in (np.array([1, 2, 3], np.int8), np.array([-0.4, 2.5]), np.array([1.5], np.float16)):
+            result = function(la.asarray(values))
+            expected = function(values)
+            assert np.asarray(result).dtype == expected.dtype, function.__name__
+            np.testing.assert_array_equal(np.asarray(result), expected)
+            np.testing.assert_array_equal(np.signbit(np.asarray(result)), np.signbit(expected))
 
 
 # --- attributes and errors ----------------------------------------------------------------------

@@ -208,3 +208,17 @@ def test_a_view_keeps_its_base_alive_and_dead_views_are_forgotten():
     del base
     view[1] = 3
     assert_identical(np.asarray(view._base.base), np.array([[0, 3, 0], [0, 0, 0]], np.float64))
+
+
+@pytest.mark.parametrize("evaluated", [True, False])
+def test_a_zero_dimensional_index_array_gives_a_copy_as_numpy(evaluated):
+    # NumPy: `a[np.array(1)]` is advanced indexing (a copy), unlike `a[1]` (a view).
+    values = np.arange(12).reshape(4, 3)
+    x = la.asarray(values) if evaluated else la.asarray(values) + 0
+    for key in (np.array(1), (np.array(-1), slice(None)), (slice(None), np.array(2))):
+        expected = values[key].copy()
+        picked = x[key]
+        picked[0] = 99
+        np.testing.assert_array_equal(np.asarray(x), values)
+        expected[0] = 99
+        np.testing.assert_array_equal(np.asarray(picked), expected)
