@@ -178,8 +178,8 @@ def ones(shape, dtype=None, order="C", *, device=None) -> Array:
 
 def _filled_array(where: str, shape, value, dtype, order, device) -> Array:
     """zeros and ones; on the default device replayed per arguments (`zeros(n)` in a loop).
-    Only a shape of exact ints is a key: `(2.0, 3)` equals `(2, 3)` but must raise TypeError."""
-    if device is None and (type(shape) is int or type(shape) is tuple and all(type(size) is int for size in shape)):
+    Only a shape of exact ints is a key (`_exact_shape`)."""
+    if device is None and _exact_shape(shape):
         result = replayed(where, lambda: _filled_array_made(where, shape, value, dtype, order, None), (),
                           (shape, dtype, order))
         if result is not None:
@@ -230,6 +230,25 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None) -> Array:
     >>> la.full((2,), 7).tolist()
     [7, 7]
     """
+    if device is None and type(fill_value) in _SCALAR_FILLS and _exact_shape(shape):
+        # hot: `full(n, value)` in a loop: a function of its arguments alone
+        result = replayed("full", lambda value: _full(shape, value, dtype, order, None), (fill_value,),
+                          (shape, dtype, order))
+        if result is not None:
+            return result
+    return _full(shape, fill_value, dtype, order, device)
+
+
+_SCALAR_FILLS = frozenset({bool, int, float, complex})
+
+
+def _exact_shape(shape) -> bool:
+    """A shape that keys a template: an int or a tuple of ints (exact types: `(2.0, 3)` equals
+    `(2, 3)` as a key but must raise NumPy's TypeError)."""
+    return type(shape) is int or type(shape) is tuple and all(type(size) is int for size in shape)
+
+
+def _full(shape, fill_value, dtype, order, device) -> Array:
     _check_device(device, "full")
     _check_order(order, "full", "CF")
     target = None if dtype is None else dtypes.as_dtype(dtype, where="full")

@@ -16,6 +16,7 @@ from .array import Array, check_device
 from .core import as_array, scalar_constant, wrap
 from .manipulation_layout import broadcast_arrays, reshape
 from .manipulation_nodes import broadcast_node
+from .templated_calls import replayed
 
 __all__ = ["eye", "identity", "tri", "tril", "triu", "meshgrid"]
 
@@ -53,6 +54,15 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None) -> Ar
     >>> la.eye(2, 3, k=1, dtype=int).tolist()
     [[0, 1, 0], [0, 0, 1]]
     """
+    if device is None and like is None and type(N) is int and type(M) in (int, type(None)) and type(k) is int:
+        # hot: `eye(n)` in a loop: a function of its arguments alone
+        result = replayed("eye", lambda: _eye(N, M, k, dtype, order, None), (), (N, M, k, dtype, order))
+        if result is not None:
+            return result
+    return _eye(N, M, k, dtype, order, device, like)
+
+
+def _eye(N, M, k, dtype, order, device, like=None) -> Array:  # noqa: N803 (NumPy's names)
     if device is not None:
         check_device(device, "eye")
     rows = _size(N, "N", "eye")

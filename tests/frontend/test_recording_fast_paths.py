@@ -478,3 +478,33 @@ def test_static_integer_indices_of_an_evaluated_array_read_as_numpy(data, dtype,
     if result.size and result.ndim:
         result[0] = values.flat[0]  # the result owns its value (also for a 0-d index array, as NumPy's)
         np.testing.assert_array_equal(np.asarray(x), values)
+
+
+@given(fill=_SCALARS, shape=st.sampled_from([3, (2, 3), (0, 2), ()]),
+       dtype=st.sampled_from([None, "int8", "float32", "complex64", "bool"]))
+def test_templated_full_and_eye_repeat_like_numpy(fill, shape, dtype):
+    """full (Python scalar fills) and eye replay per exact-typed arguments: NumPy's values,
+    dtype and errors on every call; True, 1 and 1.0 and the zeros' signs kept apart."""
+    with np.errstate(all="ignore"):  # (NaN or inf into an integer dtype: NumPy's cast warning, both sides)
+        _check_full_and_eye(fill, shape, dtype)
+
+
+def _check_full_and_eye(fill, shape, dtype):
+    try:
+        expected = np.full(shape, fill, dtype=dtype)
+    except (ValueError, TypeError, OverflowError) as error:
+        for _ in range(2):
+            with pytest.raises((type(error), ValueError, TypeError, OverflowError)):
+                la.full(shape, fill, dtype=dtype)
+        return
+    for _ in range(2):  # the first call records, the second replays
+        actual = np.asarray(la.full(shape, fill, dtype=dtype))
+        assert actual.dtype == expected.dtype and actual.shape == expected.shape
+        np.testing.assert_array_equal(actual, expected)
+        if actual.dtype.kind in "fc":
+            np.testing.assert_array_equal(np.signbit(actual.real), np.signbit(expected.real))
+    size = shape if type(shape) is int else 3
+    for k in (0, 1, -2):
+        for _ in range(2):
+            np.testing.assert_array_equal(np.asarray(la.eye(size, k=k, dtype=dtype or float)),
+                                          np.eye(size, k=k, dtype=dtype or float))
