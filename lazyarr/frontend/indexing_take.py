@@ -13,7 +13,7 @@ from .. import dtypes
 from ..hlo import make
 from ..shapes import normalize_axis
 from . import elementwise
-from .array import Array
+from .array import Array, leaf_for
 from .core import as_array, convert, from_numpy, wrap
 from .views import assign
 
@@ -36,6 +36,27 @@ def _index_operand(indices, where: str):
     return array
 
 
+def _host_take(a, indices, axis, mode) -> Array | None:
+    """`take` of an evaluated host array with static integer indices (a NumPy integer array, a
+    list of Python ints) by NumPy's own take: the same elements as the gather the general path
+    builds, a copy, in a microsecond and no compiled run. None where the general path applies
+    (a lazy array, other indices, an error: lazyarr's names the call)."""
+    if type(a) is not Array or not (axis is None or type(axis) is int):
+        return None
+    buffer = a._node._bound
+    if type(buffer) is not np.ndarray:
+        return None
+    if type(indices) is list:
+        if not indices or not all(type(item) is int for item in indices):
+            return None
+    elif type(indices) is not np.ndarray or indices.dtype.kind not in "iu":
+        return None
+    try:
+        return Array(leaf_for(np.asarray(np.take(buffer, indices, axis=axis, mode=mode))))  # (new: contiguous)
+    except (IndexError, ValueError, TypeError):
+        return None
+
+
 def take(a, indices, axis=None, out=None, mode="raise") -> Array:
     """Elements of `a` at `indices` along `axis` (NumPy's and the array API's take).
 
@@ -53,6 +74,9 @@ def take(a, indices, axis=None, out=None, mode="raise") -> Array:
         raise TypeError("take: out= is not supported; lazyarr arrays are immutable, use the result")
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"take: clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    taken = _host_take(a, indices, axis, mode)
+    if taken is not None:
+        return taken
     array = as_array(a, where="take")
     if axis is None:
         array, axis = _flattened(array), 0
