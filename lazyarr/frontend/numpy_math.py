@@ -8,6 +8,7 @@ modules that define them (one purpose each), so that numpy_functions re-exports 
                               logaddexp2, divmod, modf, isneginf, isposinf
     type_checks               nan_to_num, isreal, iscomplex, isrealobj, iscomplexobj, real_if_close
     polynomials               polyval, polyadd, polysub, polymul, polyder, polyint, vander, poly, roots
+    polynomial_fit            polyfit
     phase_unwrapping          unwrap
     spacing_and_windows       geomspace, fromfunction, hamming, hanning, blackman, bartlett
     lexicographic_sorting     lexsort, sort_complex
@@ -23,6 +24,7 @@ from . import (
     elementwise_compositions,
     lexicographic_sorting,
     phase_unwrapping,
+    polynomial_fit,
     polynomials,
     spacing_and_windows,
     type_checks,
@@ -32,14 +34,15 @@ from .dtype_queries import *  # noqa: F403
 from .elementwise_compositions import *  # noqa: F403
 from .lexicographic_sorting import *  # noqa: F403
 from .phase_unwrapping import *  # noqa: F403
+from .polynomial_fit import *  # noqa: F403
 from .polynomials import *  # noqa: F403
 from .spacing_and_windows import *  # noqa: F403
 from .type_checks import *  # noqa: F403
 from .vector_matrix_products import *  # noqa: F403
 
 MODULES = (
-    dtype_queries, elementwise_compositions, lexicographic_sorting, phase_unwrapping, polynomials,
-    spacing_and_windows, type_checks, vector_matrix_products,
+    dtype_queries, elementwise_compositions, lexicographic_sorting, phase_unwrapping, polynomial_fit,
+    polynomials, spacing_and_windows, type_checks, vector_matrix_products,
 )
 
 __all__: list[str] = [name for module in MODULES for name in module.__all__]

@@ -606,6 +606,7 @@ LAZY_CALLS = {
     "isposinf": lambda x, m, c: la.isposinf(x), "isreal": lambda x, m, c: la.isreal(c),
     "iscomplex": lambda x, m, c: la.iscomplex(c), "nan_to_num": lambda x, m, c: la.nan_to_num(c),
     "real_if_close": lambda x, m, c: la.real_if_close(x), "polyval": lambda x, m, c: la.polyval(x, x),
+    "polyfit": lambda x, m, c: la.polyfit(x, x * 2.0, 1),
     "polyadd": lambda x, m, c: la.polyadd(x, [1.0]), "polysub": lambda x, m, c: la.polysub([1.0], x),
     "polyder": lambda x, m, c: la.polyder(x, 2), "polyint": lambda x, m, c: la.polyint(x, 2, k=x[:1]),
     "vander": lambda x, m, c: la.vander(x), "poly": lambda x, m, c: la.poly(x),
@@ -711,3 +712,47 @@ def test_compiled_values_match_numpy(cpu_backend):
 def test_docstring_examples():
     for module in numpy_math.MODULES:
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+@given(data=st.data(), count=st.integers(1, 30), degree=st.integers(0, 6), columns=st.sampled_from([None, 1, 3]),
+       weighted=st.booleans())
+def test_polyfit_matches_numpy_to_its_conditioning(data, count, degree, columns, weighted):
+    """polyfit solves NumPy's scaled system with the pseudo-inverse of the same cutoff instead of
+    lstsq: the same minimum-norm solution, to rounding amplified by the retained part's condition
+    number (so the tolerance is eps times that condition number, times the size and a margin)."""
+    finite = st.floats(-4, 4, allow_nan=False, allow_subnormal=False)
+    x = np.asarray(data.draw(st.lists(finite, min_size=count, max_size=count, unique=True)))
+    y = np.asarray(data.draw(st.lists(finite, min_size=count * (columns or 1), max_size=count * (columns or 1))))
+    y = y.reshape(count, columns) if columns else y
+    w = np.abs(np.asarray(data.draw(st.lists(finite, min_size=count, max_size=count)))) + 0.5 if weighted else None
+    result = la.polyfit(la.asarray(x), la.asarray(y), degree, w=None if w is None else la.asarray(w))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy's RankWarning for deficient fits; 0 / 0 below
+        try:
+            expected = np.polyfit(x, y, degree, w=w)
+        except np.linalg.LinAlgError:  # a zero column (every x is 0): NaN scaled into its SVD
+            assert not np.isfinite(np.asarray(result)).all()  # never a finite answer instead
+            return
+    assert not result.is_evaluated
+    actual = np.asarray(result)
+    assert actual.shape == expected.shape and actual.dtype == expected.dtype
+    lhs = np.vander(x, degree + 1) * (1.0 if w is None else w[:, None])
+    lhs /= np.sqrt((lhs * lhs).sum(axis=0))
+    singular = np.linalg.svd(lhs, compute_uv=False)
+    retained = singular[singular > count * np.finfo(float).eps * singular[0]]
+    condition = retained[0] / retained[-1]
+    scale = max(1.0, float(np.abs(expected).max()), float(np.abs(y).max()))
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=1e3 * count * np.finfo(float).eps * condition * scale)
+
+
+def test_polyfit_errors():
+    x = la.asarray([0.0, 1.0, 2.0])
+    for call, error in [
+        (lambda: la.polyfit(x, x, -1), ValueError),
+        (lambda: la.polyfit(la.zeros((2, 2)), la.zeros(2), 1), TypeError),
+        (lambda: la.polyfit(x, la.zeros(2), 1), TypeError),
+        (lambda: la.polyfit(x, x, 1, full=True), NotImplementedError),
+        (lambda: la.polyfit(x, x, 1, cov=True), NotImplementedError),
+    ]:
+        with pytest.raises(error):
+            call()
