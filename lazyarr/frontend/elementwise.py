@@ -251,6 +251,8 @@ UFUNCS = {
     "remainder": (np.remainder, _op("remainder")),
     "mod": (np.remainder, _op("remainder")),
     "fmod": (np.fmod, _op("fmod")),
+    "gcd": (np.gcd, _op("gcd")),
+    "lcm": (np.lcm, _op("lcm")),
     "power": (np.power, _op("power")),
     "pow": (np.power, _op("power")),
     "float_power": (np.float_power, _op("power")),
@@ -500,6 +502,8 @@ true_divide = _define("true_divide")
 floor_divide = _define("floor_divide")
 remainder = _define("remainder")
 fmod = _define("fmod")
+gcd = _define("gcd")
+lcm = _define("lcm")
 mod = _define("mod")
 power = _define("power")
 pow = _define("pow")

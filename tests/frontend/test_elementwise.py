@@ -73,7 +73,7 @@ UNARY_UFUNCS = """
     invert bitwise_not bitwise_invert conjugate conj
 """.split()
 BINARY_UFUNCS = """
-    add subtract multiply divide true_divide floor_divide remainder mod fmod power pow float_power
+    add subtract multiply divide true_divide floor_divide remainder mod fmod gcd lcm power pow float_power
     arctan2 atan2 hypot maximum minimum fmax fmin copysign nextafter logaddexp logical_and
     logical_or logical_xor bitwise_and bitwise_or bitwise_xor left_shift right_shift
     bitwise_left_shift bitwise_right_shift equal not_equal less less_equal greater greater_equal

@@ -168,6 +168,8 @@ ELEMENTWISE = [
     _binary("floor-divide", np.floor_divide, REAL_NUMERIC),
     _binary("remainder", np.remainder, REAL_NUMERIC),
     _binary("fmod", np.fmod, REAL_NUMERIC),
+    _binary("gcd", np.gcd, INTEGER),
+    _binary("lcm", np.lcm, INTEGER),
     _binary("power", np.power, NUMERIC),  # integer exponents drawn >= 0; negative ones: hand case
     _binary("maximum", np.maximum, ALL),
     _binary("minimum", np.minimum, ALL),

@@ -40,7 +40,7 @@ WITHOUT_RULE = {
 NO_GRADIENT = {
     "compare", "argmax", "argmin", "not", "is-nan", "is-inf", "is-finite", "signbit",
     "and", "or", "xor", "shift-left", "shift-right",
-    "sign", "floor", "ceil", "trunc", "round-nearest-even", "floor-divide", "imag",
+    "sign", "floor", "ceil", "trunc", "round-nearest-even", "floor-divide", "imag", "gcd", "lcm",
 }
 LEAVES = {"parameter", "constant", "iota"}
 # Rules checked by a closed form instead of finite differences, with the test doing it.

@@ -144,6 +144,55 @@ def _fmod(ctx, instr, a, b):
     return builder.select(builder.or_(is_zero, is_minus_one), _zero(a), builder.srem(a, divisor))
 
 
+def _magnitudes(ctx, dtype, a, b):
+    """|a| and |b| as NumPy's npy_gcd takes them: the negation wraps (the most negative value
+    stays itself) and the bits are then read as unsigned, so its magnitude is right."""
+    if not _signed(dtype):
+        return a, b
+    builder = ctx.builder
+    return tuple(builder.select(builder.icmp_signed("<", value, _zero(value)), builder.neg(value), value)
+                 for value in (a, b))
+
+
+def _euclid(ctx, a, b):
+    """gcd of two magnitudes (unsigned bits): Euclid's loop inside the element's code."""
+    builder = ctx.builder
+    before = builder.block
+    header = builder.append_basic_block("gcd.header")
+    body = builder.append_basic_block("gcd.body")
+    after = builder.append_basic_block("gcd.after")
+    builder.branch(header)
+    builder.position_at_end(header)
+    divisor = builder.phi(a.type, name="gcd.a")
+    value = builder.phi(a.type, name="gcd.b")
+    divisor.add_incoming(a, before)
+    value.add_incoming(b, before)
+    builder.cbranch(builder.icmp_unsigned("!=", divisor, _zero(a)), body, after)
+    builder.position_at_end(body)
+    remainder = builder.urem(value, divisor)  # (the divisor is not 0 here)
+    divisor.add_incoming(remainder, body)
+    value.add_incoming(divisor, body)
+    builder.branch(header)
+    builder.position_at_end(after)
+    return value
+
+
+def _gcd(ctx, instr, a, b):
+    """NumPy's npy_gcd: Euclid on the magnitudes, unsigned (gcd(-128, 0) is -128 in int8)."""
+    return _euclid(ctx, *_magnitudes(ctx, instr.dtype, a, b))
+
+
+def _lcm(ctx, instr, a, b):
+    """NumPy's npy_lcm: on the magnitudes, unsigned: 0 when the gcd is 0, else |a| / gcd * |b|
+    (wrapping: the product's low bits, as NumPy's cast back to the type)."""
+    builder = ctx.builder
+    a, b = _magnitudes(ctx, instr.dtype, a, b)
+    divisor = _euclid(ctx, a, b)
+    is_zero = builder.icmp_unsigned("==", divisor, _zero(a))
+    safe = builder.select(is_zero, ctx.constant(1, instr.dtype), divisor)
+    return builder.select(is_zero, _zero(a), builder.mul(builder.udiv(a, safe), b))
+
+
 def _constant_exponent(node):
     """A small integer exponent known at compile time (broadcast of a constant), else None."""
     while node.opcode in ("broadcast", "reshape"):
@@ -321,6 +370,7 @@ def _logaddexp(ctx, instr, a, b):
 BINARY = {
     "add": _add, "subtract": _subtract, "multiply": _multiply, "divide": _divide,
     "floor-divide": _floor_divide, "remainder": _remainder, "fmod": _fmod, "power": _power,
+    "gcd": _gcd, "lcm": _lcm,
     "maximum": _extremum(">", "either"), "minimum": _extremum("<", "either"),
     "fmax": _extremum(">", "second"), "fmin": _extremum("<", "second"),
     "and": _bitwise("and_"), "or": _bitwise("or_"), "xor": _bitwise("xor"),

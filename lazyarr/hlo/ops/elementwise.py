@@ -182,6 +182,8 @@ BINARY = [
     ("floor-divide", np.floor_divide, REAL_NUMERIC, _same, False),
     ("remainder", np.remainder, REAL_NUMERIC, _same, False),
     ("fmod", np.fmod, REAL_NUMERIC, _same, False),
+    ("gcd", np.gcd, INTEGER, _same, True),
+    ("lcm", np.lcm, INTEGER, _same, True),
     ("power", _power, NUMERIC, _same, False),
     ("maximum", np.maximum, ALL, _same, True),
     ("minimum", np.minimum, ALL, _same, True),
@@ -327,7 +329,7 @@ BINARY_DERIVATIVES = {
 }
 
 BINARY_WITHOUT_GRADIENT = (
-    "floor-divide", "and", "or", "xor", "shift-left", "shift-right",
+    "floor-divide", "and", "or", "xor", "shift-left", "shift-right", "gcd", "lcm",
 )
 
 
