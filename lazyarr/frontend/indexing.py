@@ -33,7 +33,7 @@ from .indexing_key import (
     format_shape,
     parse_key,
 )
-from .indexing_take import compress, ix_, put_along_axis, take, take_along_axis
+from .indexing_take import compress, ix_, put_along_axis, static_integer_indices, take, take_along_axis
 from .views import make_view
 
 # getitem/setitem are the Array dunders (bound in methods.py), not namespace functions.
@@ -170,12 +170,7 @@ def _host_integer_selection(array: Array, key) -> Array | None:
     where the general path applies (a lazy array, another key, an index out of range: lazyarr's
     IndexError names the axis)."""
     buffer = array._node._bound
-    if type(buffer) is not np.ndarray or not buffer.ndim:
-        return None
-    if type(key) is list:
-        if not key or not all(type(item) is int for item in key):
-            return None
-    elif key.dtype.kind not in "iu" or not key.ndim:  # (a 0-d key picks one element: the general path)
+    if type(buffer) is not np.ndarray or not buffer.ndim or not static_integer_indices(key):
         return None
     try:
         return Array(leaf_for(buffer[key]))

@@ -36,6 +36,14 @@ def _index_operand(indices, where: str):
     return array
 
 
+def static_integer_indices(indices) -> bool:
+    """Whether `indices` are integers known now: a non-empty list of Python ints, or a NumPy
+    integer array of at least one dimension (a 0-d one picks a single element)."""
+    if type(indices) is list:
+        return bool(indices) and all(type(item) is int for item in indices)
+    return type(indices) is np.ndarray and indices.dtype.kind in "iu" and indices.ndim > 0
+
+
 def _host_take(a, indices, axis, mode) -> Array | None:
     """`take` of an evaluated host array with static integer indices (a NumPy integer array, a
     list of Python ints) by NumPy's own take: the same elements as the gather the general path
@@ -44,12 +52,7 @@ def _host_take(a, indices, axis, mode) -> Array | None:
     if type(a) is not Array or not (axis is None or type(axis) is int):
         return None
     buffer = a._node._bound
-    if type(buffer) is not np.ndarray:
-        return None
-    if type(indices) is list:
-        if not indices or not all(type(item) is int for item in indices):
-            return None
-    elif type(indices) is not np.ndarray or indices.dtype.kind not in "iu":
+    if type(buffer) is not np.ndarray or not static_integer_indices(indices):
         return None
     try:
         return Array(leaf_for(np.asarray(np.take(buffer, indices, axis=axis, mode=mode))))  # (new: contiguous)

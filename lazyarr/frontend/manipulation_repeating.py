@@ -14,7 +14,6 @@ import numpy as np
 
 from .. import dtypes
 from ..hlo import constant, make
-from ..hlo.template import Templates
 from ..shapes import normalize_axis
 from . import elementwise
 from .array import Array
@@ -133,15 +132,11 @@ def roll(a, shift, axis=None) -> Array:
     >>> la.roll(la.asarray([1, 2, 3, 4]), 1).tolist()
     [4, 1, 2, 3]
     """
-    array = as_array(a, where="roll")
     if type(shift) is int and (axis is None or type(axis) is int):  # hot: `roll(u, 1, axis=0)` in a loop
-        node = array._node
-        key = (node.shape, node.dtype, shift, axis)
-        return Array(_ROLLS.build(key, lambda parameter: _rolled(parameter, shift, axis), node))
-    return wrap(_rolled(array._node, shift, axis))
-
-
-_ROLLS = Templates()
+        result = replayed("roll", lambda array: wrap(_rolled(array._node, shift, axis)), (a,), (shift, axis))
+        if result is not None:
+            return result
+    return wrap(_rolled(as_array(a, where="roll")._node, shift, axis))
 
 
 def _rolled(node, shift, axis):

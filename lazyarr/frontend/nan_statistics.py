@@ -20,18 +20,9 @@ from .array import Array
 from .core import as_array, convert, wrap
 from .node_layout import filled
 from .reduction_support import NO_VALUE, is_given, keepdims_flag, optional_dtype, reduction_axes, refuse_out
+from .statistics import replace_nan
 
 __all__ = ["nancumprod", "nancumsum", "nanstd", "nanvar"]
-
-
-def _replace_nan(array: Array, value) -> tuple[Array, Array | None]:
-    """(array with NaN replaced by `value`, the NaN mask) for float and complex arrays; else
-    (array, None), as NumPy's `_replace_nan`."""
-    if not dtypes.is_inexact(array.dtype):
-        return array, None
-    is_nan = make("is-nan", [array._node])
-    replaced = make("select", [is_nan, filled(value, array.dtype, array.shape), array._node])
-    return wrap(replaced), wrap(is_nan)
 
 
 def _divide_by_count(total: Array, count: Array) -> Array:
@@ -44,7 +35,7 @@ def _nan_variance(name: str, a, axis, dtype, out, ddof, keepdims, where, mean, c
     from .statistics import var
 
     array = as_array(a, where=name)
-    replaced, is_nan = _replace_nan(array, 0)
+    replaced, is_nan = replace_nan(array, 0)
     if is_nan is None:  # no NaN possible: NumPy calls var
         return var(array, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where,
                    mean=mean, correction=correction)
@@ -59,14 +50,14 @@ def _nan_variance(name: str, a, axis, dtype, out, ddof, keepdims, where, mean, c
             raise ValueError(f"{name}: ddof and correction can't be provided simultaneously.")
         ddof = correction
     axes = reduction_axes(name, axis, array.ndim)
-    present = wrap(convert(make("not", [is_nan._node]), dtypes.int64))
+    present = wrap(convert(make("not", [is_nan]), dtypes.int64))
     count = sum_(present, axis=axes, keepdims=True)
     if is_given(mean):
         center = as_array(mean, where=name)
     else:
         center = _divide_by_count(sum_(replaced, axis=axes, dtype=dtype, keepdims=True), count)
     deviation = wrap(convert(ew.subtract(replaced, center)._node, replaced.dtype))  # NumPy: out=arr
-    deviation = ew.where(is_nan, wrap(filled(0, deviation.dtype, ())), deviation)
+    deviation = ew.where(wrap(is_nan), wrap(filled(0, deviation.dtype, ())), deviation)
     if dtypes.is_complex(deviation.dtype):
         squared = ew.real(ew.multiply(deviation, ew.conj(deviation)))
     else:
@@ -112,7 +103,7 @@ def nancumsum(a, axis=None, dtype=None, out=None) -> Array:
     from .cumulative import cumsum
 
     refuse_out("nancumsum", out)
-    replaced, _ = _replace_nan(as_array(a, where="nancumsum"), 0)
+    replaced, _ = replace_nan(as_array(a, where="nancumsum"), 0)
     return cumsum(replaced, axis=axis, dtype=dtype)
 
 
@@ -126,5 +117,5 @@ def nancumprod(a, axis=None, dtype=None, out=None) -> Array:
     from .cumulative import cumprod
 
     refuse_out("nancumprod", out)
-    replaced, _ = _replace_nan(as_array(a, where="nancumprod"), 1)
+    replaced, _ = replace_nan(as_array(a, where="nancumprod"), 1)
     return cumprod(replaced, axis=axis, dtype=dtype)

@@ -197,7 +197,7 @@ def _plain_moment(dtype, out, ddof, where, mean, correction) -> bool:
             and correction is NO_VALUE)
 
 
-def _replace_nan(name: str, array: Array, value) -> tuple[Array, Instruction | None]:
+def replace_nan(array: Array, value) -> tuple[Array, Instruction | None]:
     """(array with NaN replaced by `value`, the NaN mask) for inexact dtypes; else (array, None)."""
     if not dtypes.is_inexact(array.dtype):
         return array, None
@@ -208,20 +208,20 @@ def _replace_nan(name: str, array: Array, value) -> tuple[Array, Instruction | N
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=NO_VALUE, initial=NO_VALUE, where=NO_VALUE) -> Array:
     """Sum treating NaN as zero (an element with a NaN in either complex part counts as NaN)."""
-    replaced, _ = _replace_nan("nansum", as_array(a, where="nansum"), 0)
+    replaced, _ = replace_nan(as_array(a, where="nansum"), 0)
     return _reductions().sum(replaced, axis, dtype, out, keepdims, initial, where)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=NO_VALUE, initial=NO_VALUE, where=NO_VALUE) -> Array:
     """Product treating NaN as one."""
-    replaced, _ = _replace_nan("nanprod", as_array(a, where="nanprod"), 1)
+    replaced, _ = replace_nan(as_array(a, where="nanprod"), 1)
     return _reductions().prod(replaced, axis, dtype, out, keepdims, initial, where)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=NO_VALUE, *, where=NO_VALUE) -> Array:
     """Mean of the non-NaN elements; all-NaN slices give NaN (NumPy also warns)."""
     array = as_array(a, where="nanmean")
-    replaced, is_nan = _replace_nan("nanmean", array, 0)
+    replaced, is_nan = replace_nan(array, 0)
     if is_nan is None:
         return mean(array, axis, dtype, out, keepdims, where=where)
     refuse_out("nanmean", out)
@@ -255,7 +255,7 @@ def _nan_extreme(name, numpy_name, kind, a, axis, out, keepdims, initial, where)
             f"(shape {array.shape}, axis {axis})"
         )
     worst = -math.inf if kind == "max" else math.inf
-    replaced, is_nan = _replace_nan(name, array, worst)
+    replaced, is_nan = replace_nan(array, worst)
     best = extreme(replaced, axis, initial=initial)._node
     all_nan = reduce(is_nan, "and", axes)
     fallback = filled(initial if has_initial else math.nan, array.dtype, best.shape)
@@ -305,7 +305,7 @@ def _nan_arg_extreme(name: str, kind: str, a, axis, out, keepdims) -> Array:
     if not dtypes.is_inexact(array.dtype):
         return arg_extreme(array, axis, out, keepdims=keepdims)  # no NaN: NumPy calls argmax
     refuse_out(name, out)
-    replaced, is_nan = _replace_nan(name, array, -math.inf if kind == "max" else math.inf)
+    replaced, is_nan = replace_nan(array, -math.inf if kind == "max" else math.inf)
     if array.size == 0:
         return arg_extreme(replaced, axis, keepdims=keepdims)  # NumPy skips the check; argmax raises
     # NumPy checks np.all(mask, axis) first, so its axis errors (and an all-NaN slice under a
