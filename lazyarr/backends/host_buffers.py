@@ -149,3 +149,56 @@ def _recycling_is_safe() -> bool:
 
 
 _RECYCLING = _RECYCLING and _recycling_is_safe()
+
+
+# -- private buffers: may a holder write one in place? ------------------------------------------
+def sole_reference(buffer: np.ndarray) -> bool:
+    """Whether `buffer`'s memory has one reference outside this call, its holder's: no view, no
+    NumPy array from `np.asarray`, no second holder, no other graph can see a write to it.
+
+    Pass the holder's attribute itself (`sole_reference(node._bound)`), with no local name
+    for the buffer in the caller. A buffer made by `kernel_output` views a raw allocation,
+    which its own views refer to (NumPy points a view's base at the memory's owner) and the
+    pool may hold (once). The counts of a private buffer are measured at import, through
+    the same function (`_counts`), as interpreters count a call's references differently;
+    where counts are not exact (free-threaded builds) the answer is always False."""
+    held, viewed, raw = _counts(buffer)
+    if held != _PRIVATE[0] or not _EXACT_COUNTS:
+        return False
+    if raw is None:
+        return True
+    if type(raw) is not _NDARRAY or raw.base is not None:
+        return False  # a view of someone else's array (a NumPy array given to la.asarray)
+    pooled = 0
+    with _LOCK:
+        for entry in _BY_SIZE.get(raw.nbytes - ALIGNMENT, ()):
+            if entry[0] is raw:
+                pooled = 1
+                break
+    return viewed == _PRIVATE[1] + pooled
+
+
+def _counts(buffer: np.ndarray) -> tuple[int, int, np.ndarray | None]:
+    """References to `buffer` and to the memory it views (0 when it owns its memory), and that memory."""
+    base = buffer.base
+    return sys.getrefcount(buffer), (sys.getrefcount(base) if base is not None else 0), base
+
+
+def _counted_as_sole_reference_counts(buffer: np.ndarray) -> tuple[int, int, np.ndarray | None]:
+    """`_counts` called as `sole_reference` calls it (one frame holding `buffer` between)."""
+    return _counts(buffer)
+
+
+def _private_counts() -> tuple[int, int]:
+    """What `sole_reference` counts for a buffer held once, and for the raw memory such a buffer
+    alone views."""
+    holder = [np.empty(1)]
+    held = _counted_as_sole_reference_counts(holder[0])[0]
+    raw = np.empty(64, np.uint8)
+    holder = [_NDARRAY((8,), np.float64, raw, 0)]
+    del raw
+    return held, _counted_as_sole_reference_counts(holder[0])[1]
+
+
+_PRIVATE = _private_counts()
+_EXACT_COUNTS = getattr(sys, "_is_gil_enabled", lambda: True)()

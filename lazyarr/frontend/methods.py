@@ -25,6 +25,7 @@ from . import (
 )
 from .array import Array, deferred_cuts
 from .core import convert
+from .element_writes import written_in_place
 from .elements import Element
 from .indexing_key import format_shape
 from .views import assign, assign_result, strided
@@ -204,7 +205,10 @@ def _setitem(self, key, value):
     """`a[key] = value` changes `a` (every reference sees it; a view writes to its base).
 
     A value only this statement holds (`u[1:-1] = expression`) is consumed: a loop cut here
-    leaves it out (array.track_pending)."""
+    leaves it out (array.track_pending). One element of an array nothing else sees is written
+    in its buffer (element_writes)."""
+    if written_in_place(self, key, value):
+        return
     consumed = (value,) if type(value) is Array and sys.getrefcount(value) <= _TEMPORARY_VALUE else ()
     assign(self, indexing.setitem(self, key, value), consumed)
 
