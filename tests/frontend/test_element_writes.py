@@ -58,8 +58,10 @@ def test_writes_match_numpy(case):
     np.testing.assert_array_equal(result, expected)
 
 
-def test_fill_loop_compiles_once_and_writes_in_place():
-    x = la.zeros((20, 30), dtype=np.int32)
+# Buffers up to 4 KiB are NumPy's own; larger ones view the pool's raw memory (host_buffers).
+@pytest.mark.parametrize("dtype", [np.int32, np.float64], ids=["small", "pooled"])
+def test_fill_loop_compiles_once_and_writes_in_place(dtype):
+    x = la.zeros((20, 30), dtype=dtype)
     for i in range(20):
         for j in range(30):
             x[i, j] = i * 30 - j
@@ -103,12 +105,16 @@ def test_pending_graph_reads_the_value_before_the_write():
     np.testing.assert_array_equal(np.asarray(x), [100, 1, 2, 3, 4])
 
 
-def test_numpy_views_taken_before_keep_their_value():
-    x = evaluated(np.arange(5.0))
-    seen = np.asarray(x)
+@pytest.mark.parametrize("size", [5, 2000], ids=["small", "pooled"])
+def test_numpy_views_taken_before_keep_their_value(size):
+    x = (la.arange(float(size)) * 1).eval()  # a kernel's output (pooled when large)
+    seen, part = np.asarray(x), np.asarray(x[1:3])
     x[1] = 7
-    np.testing.assert_array_equal(seen, np.arange(5.0))
-    np.testing.assert_array_equal(np.asarray(x), [0, 7, 2, 3, 4])
+    np.testing.assert_array_equal(seen, np.arange(float(size)))
+    np.testing.assert_array_equal(part, [1, 2])
+    expected = np.arange(float(size))
+    expected[1] = 7
+    np.testing.assert_array_equal(np.asarray(x), expected)
 
 
 @pytest.mark.parametrize("make_view", [lambda x: x[1:], lambda x: x[::-1], lambda x: x.reshape(5, 1)])
