@@ -14,6 +14,7 @@ from . import (
     index_arithmetic,
     interpolation,
     matrix_diagonals,
+    numpy_io,
     numpy_manipulation,
     numpy_math,
     numpy_statistics,
@@ -29,6 +30,7 @@ from .from_iterable import *  # noqa: F403
 from .index_arithmetic import *  # noqa: F403
 from .interpolation import *  # noqa: F403
 from .matrix_diagonals import *  # noqa: F403
+from .numpy_io import *  # noqa: F403
 from .numpy_manipulation import *  # noqa: F403
 from .numpy_math import *  # noqa: F403
 from .numpy_statistics import *  # noqa: F403
@@ -40,7 +42,8 @@ __all__ = [
     name
     for module in (
         array_equality, bit_packing, counting, flat_indexing, from_iterable, index_arithmetic, interpolation,
-        matrix_diagonals, numpy_manipulation, numpy_math, numpy_statistics, partitioning, quantiles, set_operations,
+        matrix_diagonals, numpy_io, numpy_manipulation, numpy_math, numpy_statistics, partitioning, quantiles,
+        set_operations,
     )
     for name in module.__all__
 ]

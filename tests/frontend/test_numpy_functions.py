@@ -530,7 +530,8 @@ def test_docstring_examples():
 
     modules = {importlib.import_module(f"lazyarr.frontend.{name}") for name in (
         "array_equality", "bit_packing", "counting", "flat_indexing", "from_iterable", "index_arithmetic",
-        "interpolation", "matrix_diagonals", "numpy_manipulation", "numpy_math", "numpy_statistics", "partitioning",
+        "interpolation", "matrix_diagonals", "numpy_io", "numpy_manipulation", "numpy_math", "numpy_statistics",
+        "partitioning",
         "quantiles", "set_operations")}
     assert set(numpy_functions.__all__) == {name for module in modules for name in module.__all__}
     for module in modules:
