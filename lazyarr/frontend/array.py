@@ -451,7 +451,9 @@ class Array:
         return self.numpy().tolist()
 
     def __repr__(self) -> str:
-        return "Array" + np.array_repr(self.numpy())[len("array"):]
+        text = np.array_repr(self.numpy())
+        # NumPy's text with its class name ours (not a custom `override_repr`'s text)
+        return "Array" + text[len("array"):] if text.startswith("array(") else text
 
     def __str__(self) -> str:
         return str(self.numpy())
