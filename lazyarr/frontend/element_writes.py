@@ -69,7 +69,9 @@ def written_in_place(array, key, value) -> bool:
             return False
         evaluate_arrays([array])
     del node  # (counted: the only references must be the array's own)
-    if _node_references(array) != _SOLE_NODE or not _leaf_on_host(array._node) or not sole_reference(array._node._bound):
+    if _node_references(array) != _SOLE_NODE or not _leaf_on_host(array._node):
+        return False
+    if not sole_reference(array._node._bound):
         return False
     buffer = array._node._bound
     try:  # (leaf_for keeps bound buffers read-only, against writes by mistake; this one is meant)

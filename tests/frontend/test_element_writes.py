@@ -79,7 +79,8 @@ def test_shuffle_is_numpy_shuffle():
     x = la.asarray(np.arange(300.0))
     expected = np.arange(300.0)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # NumPy: "you are shuffling a 'Array' object which is not a subclass of 'Sequence'"
+        # NumPy: "you are shuffling a 'Array' object which is not a subclass of 'Sequence'"
+        warnings.simplefilter("ignore")
         np.random.default_rng(7).shuffle(x)
     np.random.default_rng(7).shuffle(expected)
     np.testing.assert_array_equal(np.asarray(x), expected)
