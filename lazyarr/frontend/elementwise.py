@@ -226,6 +226,23 @@ def _reciprocal(node):
     return make("reciprocal", [node])
 
 
+def _ldexp(mantissa, exponent):
+    """NumPy's ldexp loops: C's ldexp takes an int, so an int64 exponent is clamped to int32's
+    range first (NumPy's `ldexp_int64` does the same; any exponent that far out saturates)."""
+    if exponent.dtype == dtypes.int64:
+        low, high = (broadcast_to(scalar_constant(bound, dtypes.int64), exponent.shape)
+                     for bound in _integer_range(dtypes.int32))
+        exponent = convert(make("clamp", [low, exponent, high]), dtypes.int32)
+    return make("ldexp", [mantissa, exponent])
+
+
+def _bitwise_count(node):
+    """NumPy's npy_popcount: the set bits of |x| (the most negative value is its own |x|)."""
+    if dtypes.is_signed_integer(node.dtype):
+        node = make("abs", [node])
+    return make("popcount", [node])
+
+
 def _logical(hlo_name):
     def build(*nodes):
         return make(hlo_name, [_truth(node) for node in nodes])
@@ -253,6 +270,7 @@ UFUNCS = {
     "fmod": (np.fmod, _op("fmod")),
     "gcd": (np.gcd, _op("gcd")),
     "lcm": (np.lcm, _op("lcm")),
+    "ldexp": (np.ldexp, _ldexp),
     "power": (np.power, _op("power")),
     "pow": (np.power, _op("power")),
     "float_power": (np.float_power, _op("power")),
@@ -308,6 +326,7 @@ UFUNCS = {
     "signbit": (np.signbit, _op("signbit")),
     "copysign": (np.copysign, _op("copysign")),
     "nextafter": (np.nextafter, _op("nextafter")),
+    "spacing": (np.spacing, _op("spacing")),
     "logaddexp": (np.logaddexp, _op("logaddexp")),
     "logical_and": (np.logical_and, _logical("and")),
     "logical_or": (np.logical_or, _logical("or")),
@@ -323,6 +342,7 @@ UFUNCS = {
     "right_shift": (np.right_shift, _op("shift-right")),
     "bitwise_left_shift": (np.left_shift, _op("shift-left")),
     "bitwise_right_shift": (np.right_shift, _op("shift-right")),
+    "bitwise_count": (np.bitwise_count, _bitwise_count),
     "equal": (np.equal, _compare("EQ")),
     "not_equal": (np.not_equal, _compare("NE")),
     "less": (np.less, _compare("LT")),
@@ -504,6 +524,7 @@ remainder = _define("remainder")
 fmod = _define("fmod")
 gcd = _define("gcd")
 lcm = _define("lcm")
+ldexp = _define("ldexp")
 mod = _define("mod")
 power = _define("power")
 pow = _define("pow")
@@ -560,6 +581,7 @@ isfinite = _define("isfinite")
 signbit = _define("signbit")
 copysign = _define("copysign")
 nextafter = _define("nextafter")
+spacing = _define("spacing")
 logaddexp = _define("logaddexp")
 logical_and = _define("logical_and")
 logical_or = _define("logical_or")
@@ -575,6 +597,7 @@ left_shift = _define("left_shift")
 right_shift = _define("right_shift")
 bitwise_left_shift = _define("bitwise_left_shift")
 bitwise_right_shift = _define("bitwise_right_shift")
+bitwise_count = _define("bitwise_count")
 equal = _define("equal")
 not_equal = _define("not_equal")
 less = _define("less")

@@ -81,7 +81,10 @@ def array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if method == "at" and name in elementwise.UFUNCS and not kwargs and getattr(np, name, None) is ufunc:
         # in place on the lazy (or NumPy) first operand; NumPy's own at would update a copy
         return getattr(elementwise, ufunc.__name__).at(*inputs)
-    result = _lazy_ufunc_call(ufunc, method, inputs, kwargs)
+    try:
+        result = _lazy_ufunc_call(ufunc, method, inputs, kwargs)
+    except NotImplementedError:
+        result = None  # e.g. np.ldexp.reduce of integers: NumPy can still answer, eagerly
     if result is None:
         result = getattr(ufunc, method)(*to_numpy(inputs), **to_numpy(kwargs))
     if out is not None:

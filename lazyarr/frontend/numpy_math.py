@@ -10,7 +10,8 @@ modules that define them (one purpose each), so that numpy_functions re-exports 
     polynomials               polyval, polyadd, polysub, polymul, polyder, polyint, vander, poly, roots
     polynomial_fit            polyfit
     phase_unwrapping          unwrap
-    spacing_and_windows       geomspace, fromfunction, hamming, hanning, blackman, bartlett
+    spacing_and_windows       geomspace, fromfunction, hamming, hanning, blackman, bartlett, kaiser, i0
+    floating_point            frexp (ldexp, spacing and bitwise_count are elementwise ufuncs)
     lexicographic_sorting     lexsort, sort_complex
     vector_matrix_products    matvec, vecmat
     dtype_queries             isscalar, issubdtype, promote_types, min_scalar_type, common_type,
@@ -22,6 +23,7 @@ from __future__ import annotations
 from . import (
     dtype_queries,
     elementwise_compositions,
+    floating_point,
     lexicographic_sorting,
     phase_unwrapping,
     polynomial_fit,
@@ -32,6 +34,7 @@ from . import (
 )
 from .dtype_queries import *  # noqa: F403
 from .elementwise_compositions import *  # noqa: F403
+from .floating_point import *  # noqa: F403
 from .lexicographic_sorting import *  # noqa: F403
 from .phase_unwrapping import *  # noqa: F403
 from .polynomial_fit import *  # noqa: F403
@@ -41,8 +44,8 @@ from .type_checks import *  # noqa: F403
 from .vector_matrix_products import *  # noqa: F403
 
 MODULES = (
-    dtype_queries, elementwise_compositions, lexicographic_sorting, phase_unwrapping, polynomial_fit,
-    polynomials, spacing_and_windows, type_checks, vector_matrix_products,
+    dtype_queries, elementwise_compositions, floating_point, lexicographic_sorting, phase_unwrapping,
+    polynomial_fit, polynomials, spacing_and_windows, type_checks, vector_matrix_products,
 )
 
 __all__: list[str] = [name for module in MODULES for name in module.__all__]

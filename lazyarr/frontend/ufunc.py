@@ -128,6 +128,13 @@ class Ufunc:
             result = method_result_dtype(self._numpy.__name__, method, np.dtype(input_dtype), requested)
         except TypeError as error:
             raise TypeError(f"{where}: {error}") from None
+        if self._numpy.nin == 2 and all(loop[0] != loop[1] for loop in self._numpy.types):
+            # ldexp ("dl->d"): NumPy folds int elements into a float accumulator; the methods
+            # here run loops of one dtype (np.ldexp.reduce(lazy) falls back to NumPy's own)
+            raise NotImplementedError(
+                f"{where}: NumPy's loops of {self._numpy.__name__} take two dtypes ({self._numpy.types[0]}), "
+                f"so its {method} folds {np.dtype(input_dtype)} into {result}: not supported lazily"
+            )
         return dtypes.as_dtype(result, where=where)
 
     # -- reduce --------------------------------------------------------------------------------

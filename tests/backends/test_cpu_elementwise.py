@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import lazyarr.backends.cpu as cpu
 from lazyarr import dtypes
 from lazyarr.compile import compile_module
 from lazyarr.hlo import Computation, HloError, Module, evaluate, make
 from lazyarr.hlo.ops.elementwise import BINARY, UNARY
-from tests.strategies import arrays
+from tests.strategies import arrays, elements
 
 # Ops computed by a math library (polynomial or libm) rather than exactly rounded arithmetic:
 # NumPy's own float32 loops are within a few ULP of correct rounding, and so are ours.
@@ -49,6 +50,15 @@ def accepted(name, arity):
 CASES = [(name, 1, dtype) for name, *_ in UNARY for dtype in accepted(name, 1)] + [
     (name, 2, dtype) for name, *_ in BINARY for dtype in accepted(name, 2)
 ]
+# ldexp's operands differ in dtype (float x, int32 exponent): a table of its own.
+LDEXP_DTYPES = [dtype for dtype in COMPILED if dtypes.is_floating(dtype)]
+INT32 = np.dtype("int32")
+
+
+def ldexp_operands(data, dtype, shape):
+    """x with edge values (subnormals too), exponents in and far beyond every float's range."""
+    exponents = st.one_of(st.integers(-1100, 1100), st.integers(-40, 40), elements(INT32))
+    return [data.draw(arrays(dtype, st.just(shape))), data.draw(hnp.arrays(INT32, shape, elements=exponents))]
 
 
 def ulp_distance(left, right):
@@ -100,3 +110,15 @@ def test_elementwise_op_matches_interpreter(name, arity, dtype, data):
     computation = Computation("main", parameters, (make(name, parameters),))
     got, want = run_both(computation, values)
     assert_agrees(name, got[0], want[0])
+
+
+@pytest.mark.parametrize("dtype", LDEXP_DTYPES, ids=str)
+@settings(max_examples=max(settings().max_examples // 5, 6))
+@given(data=st.data())
+def test_ldexp_matches_interpreter(dtype, data):
+    shape = data.draw(SHAPE)
+    values = ldexp_operands(data, dtype, shape)
+    parameters = tuple(make("parameter", number=i, shape=shape, dtype=value.dtype) for i, value in enumerate(values))
+    computation = Computation("main", parameters, (make("ldexp", parameters),))
+    got, want = run_both(computation, values)
+    assert_agrees("ldexp", got[0], want[0])

@@ -50,9 +50,11 @@ from lazyarr.shapes import resolve_shape  # noqa: E402
 from tests.assertions import assert_identical  # noqa: E402
 from tests.backends.test_cpu_elementwise import (  # noqa: E402
     CASES,
+    LDEXP_DTYPES,
     SHAPE,
     ULP_TOLERANCE,
     assert_agrees,
+    ldexp_operands,
 )
 from tests.backends.test_cpu_fuzz import (  # noqa: E402
     TRANSCENDENTAL,
@@ -137,6 +139,19 @@ def test_elementwise_op_matches_interpreter(name, arity, dtype, data):
     (want,) = evaluate(computation, values)
     (got,) = run_on_gpu(computation, values)
     assert_agrees(name, got, want, GPU_ULP_TOLERANCE)
+
+
+@pytest.mark.parametrize("dtype", LDEXP_DTYPES, ids=str)
+@settings(max_examples=max(settings().max_examples // 5, 6))
+@given(data=st.data())
+def test_ldexp_matches_interpreter(dtype, data):
+    shape = data.draw(SHAPE)
+    values = ldexp_operands(data, dtype, shape)
+    parameters = tuple(make("parameter", number=i, shape=shape, dtype=value.dtype) for i, value in enumerate(values))
+    computation = Computation("main", parameters, (make("ldexp", parameters),))
+    (want,) = evaluate(computation, values)
+    (got,) = run_on_gpu(computation, values)
+    assert_agrees("ldexp", got, want)  # exact: multiplies by powers of two (no ftz on the GPU)
 
 
 # ------------------------------------------------------------------------------- reductions

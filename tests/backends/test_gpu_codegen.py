@@ -200,6 +200,10 @@ def elementwise_cases() -> list[Case]:
              [make("compare", [p(dtype), p(dtype, slot=1)], direction=direction)])
         for direction in sorted(COMPARISONS) for dtype in COMPILED
     ]
+    cases += [  # float x, int32 exponent
+        Case(f"ldexp/{dtype}", lambda p, dtype=dtype: [make("ldexp", [p(dtype), p(dtypes.int32, slot=1)])])
+        for dtype in COMPILED if dtypes.is_floating(dtype)
+    ]
     return cases
 
 

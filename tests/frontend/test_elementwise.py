@@ -70,10 +70,10 @@ UNARY_UFUNCS = """
     negative positive absolute abs fabs sign sqrt cbrt square reciprocal exp exp2 expm1 log log2
     log10 log1p sin cos tan arcsin arccos arctan asin acos atan sinh cosh tanh arcsinh arccosh
     arctanh asinh acosh atanh floor ceil trunc rint isnan isinf isfinite signbit logical_not
-    invert bitwise_not bitwise_invert conjugate conj
+    invert bitwise_not bitwise_invert conjugate conj spacing bitwise_count
 """.split()
 BINARY_UFUNCS = """
-    add subtract multiply divide true_divide floor_divide remainder mod fmod gcd lcm power pow float_power
+    add subtract multiply divide true_divide floor_divide remainder mod fmod gcd lcm ldexp power pow float_power
     arctan2 atan2 hypot maximum minimum fmax fmin copysign nextafter logaddexp logical_and
     logical_or logical_xor bitwise_and bitwise_or bitwise_xor left_shift right_shift
     bitwise_left_shift bitwise_right_shift equal not_equal less less_equal greater greater_equal

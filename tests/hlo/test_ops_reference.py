@@ -105,6 +105,19 @@ def boolean(dtype):
     return dtypes.bool_
 
 
+def int32(dtype):
+    return np.dtype("int32")
+
+
+def uint8(dtype):
+    return np.dtype("uint8")
+
+
+def _popcount(values):
+    """Set bits of the pattern (NumPy's bitwise_count counts |x|; the frontend takes |x| first)."""
+    return np.bitwise_count(values.view(f"u{values.dtype.itemsize}"))
+
+
 @dataclass(frozen=True)
 class ElementwiseRecord:
     op: str
@@ -161,6 +174,10 @@ ELEMENTWISE = [
     _unary("real", np.real, ALL, dtypes.real_dtype),
     _unary("imag", np.imag, ALL, dtypes.real_dtype),
     _unary("conj", np.conjugate, NUMERIC),
+    _unary("frexp-mantissa", lambda x: np.frexp(x)[0], FLOATING),
+    _unary("frexp-exponent", lambda x: np.frexp(x)[1], FLOATING, int32),
+    _unary("spacing", np.spacing, FLOATING),
+    _unary("popcount", _popcount, INTEGER, uint8),
     _binary("add", np.add, ALL),
     _binary("subtract", np.subtract, NUMERIC),
     _binary("multiply", np.multiply, ALL),
@@ -242,6 +259,19 @@ def test_integer_power_by_negative_exponents_truncates_toward_zero():
     exponent = np.array([-1, -3, -2, -5, -1, 0, 3], np.int16)
     root, value = run(lambda b, e: make("power", [b, e]), base, exponent)
     assert_exact(root, value, np.array([0, -1, 1, 1, 0, 1, -8], np.int16))
+
+
+@given(data=st.data())
+def test_ldexp_is_numpys_with_int32_exponents(data):
+    """ldexp(float x, int32 n) (C's ldexp: the exponent is an int; mixed dtypes, so not in the
+    elementwise table); exponents far beyond the float range too, which saturate."""
+    dtype = data.draw(st.sampled_from(FLOATING), label="dtype")
+    shape = data.draw(small_shapes, label="shape")
+    mantissa = data.draw(hnp.arrays(dtype, shape, elements=elements(dtype)), label="x")
+    exponent = data.draw(hnp.arrays(S32, shape, elements=st.one_of(
+        st.integers(-1100, 1100), elements(S32))), label="n")
+    root, value = run(lambda x, n: make("ldexp", [x, n]), mantissa, exponent)
+    assert_exact(root, value, quiet(np.ldexp)(mantissa, exponent))
 
 
 @given(data=st.data())
@@ -522,6 +552,7 @@ STRUCTURAL_PROPERTIES = {
     "dynamic-slice": test_dynamic_slice_and_update_clamp_starts,
     "dynamic-update-slice": test_dynamic_slice_and_update_clamp_starts, "iota": test_iota_property,
     "select": test_select_is_where, "convert": test_convert_every_pair_is_numpys_astype,
+    "ldexp": test_ldexp_is_numpys_with_int32_exponents,
 }
 
 
@@ -689,6 +720,10 @@ VIOLATIONS = [  # id, op, a fragment of the message, operand types, attributes
     _violation("clamp-dtypes", "clamp", "equal dtypes", "s32[3] f32[3] f32[3]"),
     _violation("convert-unsupported", "convert", "not supported", "f32[3]", dtype=np.dtype("U5")),
     _violation("complex-float16", "complex", "accepted", "f16[3] f16[3]"),
+    _violation("ldexp-integer-mantissa", "ldexp", "accepted", "s32[3] s32[3]"),
+    _violation("ldexp-int64-exponent", "ldexp", "must be int32", "f32[3] s64[3]"),
+    _violation("ldexp-float-exponent", "ldexp", "must be int32", "f64[3] f64[3]"),
+    _violation("ldexp-shapes", "ldexp", "equal shapes", "f32[3] s32[2]"),
     _violation("broadcast-dimension-count", "broadcast", "must map each", "f32[3]", shape=(2, 3),
                dimensions=(0, 1)),
     _violation("broadcast-size", "broadcast", "cannot broadcast", "f32[3]", shape=(2, 4), dimensions=(1,)),

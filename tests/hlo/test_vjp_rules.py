@@ -41,6 +41,7 @@ NO_GRADIENT = {
     "compare", "argmax", "argmin", "not", "is-nan", "is-inf", "is-finite", "signbit",
     "and", "or", "xor", "shift-left", "shift-right",
     "sign", "floor", "ceil", "trunc", "round-nearest-even", "floor-divide", "imag", "gcd", "lcm",
+    "frexp-exponent", "spacing", "popcount",
 }
 LEAVES = {"parameter", "constant", "iota"}
 # Rules checked by a closed form instead of finite differences, with the test doing it.
@@ -69,6 +70,13 @@ def _distinct(*arrays):
 
 def _away_from_halves(x):
     return bool(np.all(np.abs(x * 2 - np.round(x * 2)) > 2 * MARGIN))
+
+
+def _away_from_powers_of_two(x):
+    """|x| not near 0 nor near a power of two (where frexp's exponent steps)."""
+    with np.errstate(divide="ignore"):
+        octave = np.log2(np.abs(x))
+    return bool(np.all(np.abs(x) > 0.1) and np.all(np.abs(octave - np.round(octave)) > 2 * MARGIN))
 
 
 def _elementwise_apart(a, b):
@@ -134,6 +142,8 @@ RULES = [
     _unary("ceil", smooth_at=_away_from_halves),
     _unary("trunc", smooth_at=_away_from_halves),
     _unary("round-nearest-even", smooth_at=_away_from_halves),
+    _unary("frexp-mantissa", -3.0, 3.0, smooth_at=_away_from_powers_of_two),
+    Rule("ldexp:int32 exponents", lambda x: make("ldexp", [x, constant(np.array([-2, 0, 3], np.int32))]), ((3,),)),
     _binary("add"),
     _binary("subtract"),
     _binary("multiply"),

@@ -20,6 +20,7 @@ import llvmlite.ir as ir
 
 from ... import dtypes
 from ...shapes import is_symbolic_size, placeholder_index
+from . import float_bits
 from .blas import native_dot_refusal
 from .complex_ops import COMPLEX_OPS, complex_constant, complex_type, convert_complex, select_value, touches_complex
 from .loops import INDEX, at_entry, index_constant
@@ -187,6 +188,12 @@ def _zeros(ctx, instr, x):
     return ctx.constant(0, instr.dtype)
 
 
+def _popcount(ctx, instr, x):
+    """The set bits of the pattern, as uint8 (every count fits)."""
+    count = ctx.intrinsic("llvm.ctpop", x)
+    return ctx.builder.trunc(count, ir.IntType(8)) if count.type.width > 8 else count
+
+
 UNARY = {
     "negate": _negate, "abs": _abs, "sign": _sign, "not": _not,
     "sqrt": _intrinsic_or_identity("llvm.sqrt"), "floor": _intrinsic_or_identity("llvm.floor"),
@@ -194,6 +201,7 @@ UNARY = {
     "round-nearest-even": _intrinsic_or_identity("llvm.roundeven"),
     "is-nan": _is_nan, "is-inf": _is_inf, "is-finite": _is_finite, "signbit": _signbit,
     "reciprocal": _reciprocal, "real": _identity, "conj": _identity, "imag": _zeros,
+    "popcount": _popcount, **float_bits.UNARY,
     **{name: _math_unary(name) for name in (
         "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
         "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt")},

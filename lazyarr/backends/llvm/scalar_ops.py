@@ -13,6 +13,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ... import dtypes
+from .float_bits import BINARY as FLOAT_BITS_BINARY
 from .loops import entry_alloca, for_range, index_constant, opaque_index
 
 _COMPARE_SIGNED = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
@@ -376,5 +377,5 @@ BINARY = {
     "and": _bitwise("and_"), "or": _bitwise("or_"), "xor": _bitwise("xor"),
     "shift-left": _shift_left, "shift-right": _shift_right, "compare": _compare,
     "atan2": _libm_binary("atan2"), "hypot": _libm_binary("hypot"), "nextafter": _nextafter,
-    "copysign": _copysign, "logaddexp": _logaddexp,
+    "copysign": _copysign, "logaddexp": _logaddexp, **FLOAT_BITS_BINARY,
 }

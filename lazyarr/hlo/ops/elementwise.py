@@ -1,10 +1,10 @@
-"""Elementwise ops: unary, binary, compare, select, clamp, convert, complex.
+"""Elementwise ops: unary, binary, compare, select, clamp, convert, complex, ldexp.
 
 Each op is one row of a table: its HLO name, its NumPy reference, the dtypes it accepts and
 how its result dtype follows. Operands are strict: equal shapes, equal dtypes (select's
-predicate aside). Semantics are NumPy's, including integer division by zero (0),
-NaN-propagating maximum/minimum and NumPy's shift rules; references run with floating
-point warnings silenced (the compiled backends do not warn either).
+predicate and ldexp's int32 exponent aside). Semantics are NumPy's, including integer
+division by zero (0), NaN-propagating maximum/minimum and NumPy's shift rules; references run
+with floating point warnings silenced (the compiled backends do not warn either).
 
 VJP rules (reverse-mode derivatives, see hlo/autodiff.py) sit in tables beside the op tables:
 each maps an op to its operands' cotangents given the operands, the result and the result's
@@ -70,6 +70,28 @@ def _real(operands):
 
 def _bool(operands):
     return dtypes.bool_
+
+
+def _int32(operands):
+    return dtypes.int32
+
+
+def _uint8(operands):
+    return dtypes.uint8
+
+
+def _frexp_mantissa(values):
+    return np.frexp(values)[0]
+
+
+def _frexp_exponent(values):
+    return np.frexp(values)[1]
+
+
+def _popcount(values):
+    """The set bits of the pattern itself (NumPy's bitwise_count counts |x| of signed values:
+    the frontend takes the magnitude first)."""
+    return np.bitwise_count(values.view(f"u{values.dtype.itemsize}"))
 
 
 def _integer_power(base, exponent):
@@ -171,6 +193,11 @@ UNARY = [
     ("imag", np.imag, ALL, _real),
     ("conj", np.conjugate, NUMERIC, _same),
     ("reciprocal", np.reciprocal, INEXACT, _same),
+    # Floating-point representation (C's frexp split in two ops; NumPy's spacing) and bits.
+    ("frexp-mantissa", _frexp_mantissa, FLOATING, _same),
+    ("frexp-exponent", _frexp_exponent, FLOATING, _int32),
+    ("spacing", np.spacing, FLOATING, _same),
+    ("popcount", _popcount, INTEGER, _uint8),
 ]
 
 # name, NumPy reference, accepted dtypes, result dtype, commutative
@@ -247,12 +274,15 @@ UNARY_DERIVATIVES = {
     # are the identity, and imag is zero.
     "real": lambda x, y, g: g,
     "conj": lambda x, y, g: g,
+    # x = mantissa * 2**e with e constant between powers of two: the slope is 2**-e, exactly.
+    "frexp-mantissa": lambda x, y, g: make("ldexp", [g, negate(make("frexp-exponent", [x]))]),
 }
 
 # Results that are bool or integer, or piecewise constant: no gradient flows.
 UNARY_WITHOUT_GRADIENT = (
     "sign", "floor", "ceil", "trunc", "round-nearest-even",
     "not", "is-nan", "is-inf", "is-finite", "signbit", "imag",
+    "frexp-exponent", "spacing", "popcount",
 )
 
 
@@ -537,6 +567,32 @@ register(OpDef(
     traits=frozenset({ELEMENTWISE}),
     doc="Element type conversion as NumPy's astype (complex to real drops the imaginary part).",
     vjp=_convert_vjp,
+))
+
+
+def _ldexp_dtype(operands, attrs):
+    mantissa, exponent = operands
+    require_dtypes("ldexp", (mantissa,), FLOATING)
+    if exponent.dtype != dtypes.int32:
+        raise HloError(f"ldexp: the exponent (operand 1) must be int32 (C's int), got {exponent.dtype}")
+    return mantissa.dtype
+
+
+def _ldexp_vjp(instruction, cotangent):
+    """x * 2**n: the cotangent scaled by 2**n (exactly); none to the integer exponent."""
+    return (make("ldexp", [cotangent, instruction.operands[1]]), None)
+
+
+register(OpDef(
+    name="ldexp",
+    arity=2,
+    shape_rule=lambda operands, attrs: same_shape("ldexp", operands),
+    dtype_rule=_ldexp_dtype,
+    reference=_quiet(np.ldexp),
+    traits=frozenset({ELEMENTWISE}),
+    doc="ldexp(x, n) = x * 2**n rounded once (C's ldexp): float x, int32 n (the frontend "
+        "clamps NumPy's int64 exponents into int32, as NumPy's int64 loop does).",
+    vjp=_ldexp_vjp,
 ))
 
 
