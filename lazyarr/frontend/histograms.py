@@ -1,4 +1,5 @@
-"""histogram and histogram2d: NumPy's counting, step by step, lazily in the data and weights.
+"""histogram, histogramdd and histogram2d: NumPy's counting, step by step, lazily in the data
+and weights.
 
 The edges come from histogram_edges.py (host values). Counting follows NumPy's two paths:
 
@@ -11,13 +12,15 @@ The edges come from histogram_edges.py (host values). Counting follows NumPy's t
   sorted data (the last edge on the right), differenced; with weights, the cumulative sums
   of the weights in sorted order, read at those positions.
 
-histogram2d is NumPy's histogramdd for two coordinates: per coordinate, `searchsorted(edges,
-x, 'right')` with values on the last edge moved into the last bin, one flat index into a grid
-with an outlier row and column at each end, a float64 scatter-add, then the inner grid.
+histogramdd follows NumPy's: per coordinate, `searchsorted(edges, x, 'right')` with values on
+the last edge moved into the last bin, one flat index into a grid with an outlier bin at each
+end of every axis, a float64 scatter-add (NumPy's bincount, then astype(float)), then the inner
+grid. histogram2d is NumPy's thin wrapper of it, here too.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -25,12 +28,12 @@ import numpy as np
 from .. import dtypes
 from ..hlo import make
 from . import elementwise as ew
-from .array import Array
+from .array import Array, evaluate_arrays
 from .core import as_array, convert, from_numpy, wrap
 from .histogram_edges import Bins, histogram_data, outer_edges, resolve_bins, unsigned_subtract
 from .node_layout import filled
 
-__all__ = ["histogram", "histogram2d"]
+__all__ = ["histogram", "histogram2d", "histogramdd"]
 
 BLOCK = 65536  # NumPy's block size: it counts (and sums weights) block by block
 
@@ -172,99 +175,180 @@ def histogram(a, bins=10, range=None, density=None, weights=None) -> tuple[Array
     return counts, resolved.edges_array()
 
 
-# -- two coordinates ---------------------------------------------------------------------------
+# -- D coordinates: histogramdd, and histogram2d as NumPy builds it on histogramdd ----------------
 
 
-def _coordinate_edges(values: Array, bins, range_, axis: int) -> tuple[np.ndarray, Array]:
+def _sample_array(sample, where: str) -> Array:
+    """NumPy's reading of `sample`: an (N, D) array, or else a sequence of D coordinate arrays
+    (`atleast_2d(sample).T`); anything else raises NumPy's unpacking error."""
+    from .manipulation_layout import atleast_2d
+
+    if getattr(sample, "ndim", None) == 2:
+        return as_array(sample, where=where)
+    given = as_array(sample, where=where)
+    if given.ndim > 2:
+        raise ValueError(f"{where}: too many values to unpack (expected 2): sample of shape {given.shape}")
+    return atleast_2d(given).T
+
+
+def _checked_weights(weights, count: int, where: str) -> Array | None:
+    """NumPy's bincount checks of the weights: 1-d, one per sample, safely castable to float64."""
+    if weights is None:
+        return None
+    weights = as_array(weights, where=where)
+    if weights.ndim != 1:
+        depth = "too small depth" if weights.ndim == 0 else "too deep"
+        raise ValueError(f"{where}: object {depth} for desired array (weights of shape {weights.shape})")
+    if weights.shape[0] != count:
+        raise ValueError(f"{where}: The weights and list don't have the same length ({weights.shape[0]} and {count}).")
+    if not np.can_cast(weights.dtype, np.float64, casting="safe"):
+        raise TypeError(f"{where}: Cannot cast array data from dtype('{weights.dtype}') to dtype('float64') "
+                        "according to the rule 'safe'")
+    return weights
+
+
+def _per_coordinate(bins, range_, dimensions: int, where: str) -> tuple[list, tuple]:
+    """histogramdd's reading of `bins` (one per coordinate, or one count for all) and `range`."""
+    try:
+        if len(bins) != dimensions:
+            raise ValueError(f"{where}: The dimension of bins must be equal to the dimension of the sample x "
+                             f"({len(bins)} and {dimensions}).")
+    except TypeError:
+        bins = dimensions * [bins]  # an integer
+    if range_ is None:
+        range_ = (None,) * dimensions
+    elif len(range_) != dimensions:
+        raise ValueError(f"{where}: range argument must have one entry per dimension")
+    return list(bins), tuple(range_)
+
+
+def _data_extremes(columns: list[Array], bins: list, ranges: tuple, where: str) -> list:
+    """Each coordinate's (minimum, maximum) as NumPy values where its edges come from the data
+    (an integer count, no range), evaluated in one module with the sample; None elsewhere."""
+    from .histogram_edges import require_values
+    from .reductions import max as max_
+    from .reductions import min as min_
+
+    wanted = [axis for axis, column in enumerate(columns)
+              if np.ndim(bins[axis]) == 0 and ranges[axis] is None and column.size]
+    if not wanted:
+        return [None] * len(columns)
+    require_values(where, [columns[axis] for axis in wanted], "with range=None the bins span the data's minimum "
+                   "and maximum, which a traced array has not yet; pass range=, or call it outside la.jit")
+    lows = [min_(columns[axis]) for axis in wanted]
+    highs = [max_(columns[axis]) for axis in wanted]
+    evaluate_arrays([*(columns[axis] for axis in wanted), *lows, *highs])
+    extremes = [None] * len(columns)
+    for axis, low, high in zip(wanted, lows, highs):
+        extremes[axis] = np.array([low.numpy()[()], high.numpy()[()]])
+    return extremes
+
+
+def _coordinate_edges(values: Array, bins, range_, axis: int, extremes, where: str) -> tuple[np.ndarray, Array]:
     """histogramdd's edges for one coordinate: (host values, the array returned)."""
     from .histogram_edges import edge_values
 
     if np.ndim(bins) == 0:
         if bins < 1:
-            raise ValueError(f"histogram2d: `bins[{axis}]` must be positive, when an integer")
-        first, last = outer_edges(values, range_, "histogram2d")
+            raise ValueError(f"{where}: `bins[{axis}]` must be positive, when an integer")
+        first, last = outer_edges(values, range_, where, extremes)
         try:
             count = operator.index(bins)
         except TypeError:
-            raise TypeError(f"histogram2d: `bins[{axis}]` must be an integer, when a scalar") from None
+            raise TypeError(f"{where}: `bins[{axis}]` must be an integer, when a scalar") from None
         edges = np.linspace(first, last, count + 1)
         return edges, from_numpy(edges)
-    given = as_array(bins, where="histogram2d")
+    given = as_array(bins, where=where)
     if given.ndim != 1:
-        raise ValueError(f"histogram2d: `bins[{axis}]` must be a scalar or 1d array")
-    edges = edge_values(given, "histogram2d")
+        raise ValueError(f"{where}: `bins[{axis}]` must be a scalar or 1d array")
+    edges = edge_values(given, where)
     if np.any(edges[:-1] > edges[1:]):
-        raise ValueError(f"histogram2d: `bins[{axis}]` must be monotonically increasing, when an array")
+        raise ValueError(f"{where}: `bins[{axis}]` must be monotonically increasing, when an array")
     return edges, given
 
 
-def _per_coordinate(bins, range_) -> tuple[list, tuple]:
-    """histogram2d's and histogramdd's reading of `bins` and `range` for two coordinates."""
-    try:
-        given = len(bins)
-    except TypeError:
-        given = 1
-    if given not in (1, 2):
-        bins = [bins, bins]  # one edge array for both coordinates
-    try:
-        if len(bins) != 2:
-            raise ValueError("histogram2d: The dimension of bins must be equal to the dimension of the sample x.")
-    except TypeError:
-        bins = [bins, bins]  # one count for both
-    if range_ is None:
-        range_ = (None, None)
-    elif len(range_) != 2:
-        raise ValueError("histogram2d: range argument must have one entry per dimension")
-    return list(bins), tuple(range_)
+def _histogramdd(sample: Array, bins, range_, density, weights, where: str) -> tuple[Array, list[Array]]:
+    """NumPy's histogramdd of an (N, D) sample (see histogramdd)."""
+    from .searching import searchsorted
+
+    count, dimensions = sample.shape
+    if dtypes.is_complex(sample.dtype):
+        raise NotImplementedError(f"{where}: complex coordinates are not supported")
+    bins, ranges = _per_coordinate(bins, range_, dimensions, where)
+    columns = [sample[:, axis] for axis in range(dimensions)]
+    extremes = _data_extremes(columns, bins, ranges, where)
+    found = [_coordinate_edges(column, bins[axis], ranges[axis], axis, extremes[axis], where)
+             for axis, column in enumerate(columns)]
+    if dimensions == 0:
+        raise ValueError(f"{where}: object of too small depth for desired array (a sample of no coordinates)")
+    sizes = [edges.size + 1 for edges, _ in found]  # an outlier bin at each end
+    if math.prod(sizes) > np.iinfo(np.intp).max:
+        raise ValueError(f"{where}: invalid dims: array size defined by dims is larger than the maximum possible size.")
+    weights = _checked_weights(weights, count, where)
+    flat = None
+    for values, size, (edges, _) in zip(columns, sizes, found):
+        position = searchsorted(from_numpy(edges), values, side="right")
+        # a value on the last edge goes into the last bin, not the outliers
+        position = ew.where(ew.equal(values, from_numpy(edges[-1])), ew.subtract(position, 1), position)
+        flat = position if flat is None else ew.add(ew.multiply(flat, size), position)
+    updates = wrap(filled(1.0, dtypes.float64, (count,))) if weights is None else _cast(weights, dtypes.float64)
+    grid = _scatter_add(math.prod(sizes), flat, updates)
+    inner = (slice(1, -1),) * dimensions
+    grid = wrap(make("reshape", [grid._node], shape=tuple(sizes)))[inner]
+    if density:
+        from .reductions import sum as sum_
+
+        total = sum_(grid)
+        for axis, (edges, _) in enumerate(found):
+            shape = [1] * dimensions
+            shape[axis] = sizes[axis] - 2
+            grid = ew.divide(grid, np.diff(edges).reshape(shape))
+        grid = ew.divide(grid, total)
+    return grid, [given for _, given in found]
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None) -> tuple[Array, list[Array]]:  # noqa: A002
+    """The D-dimensional histogram of N points (float64, one axis per coordinate) and the list of
+    each coordinate's edges, as NumPy's histogramdd: `sample` an (N, D) array or D coordinate
+    arrays; `bins` a count for all, or one count or edge array per coordinate; the last bin of
+    each coordinate holds its right edge. Lazy in the sample and weights when each coordinate
+    has a range or edges (else its minimum and maximum are evaluated, in one module).
+
+    >>> import lazyarr as la
+    >>> counts, edges = la.histogramdd(la.asarray([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0]]), bins=2)
+    >>> counts.tolist(), edges[0].tolist()
+    ([[1.0, 0.0], [1.0, 1.0]], [0.0, 0.5, 1.0])
+    """
+    return _histogramdd(_sample_array(sample, "histogramdd"), bins, range, density, weights, "histogramdd")
 
 
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None) -> tuple[Array, Array, Array]:  # noqa: A002
     """The 2-d histogram of points (x[i], y[i]) (float64, shape (len(xedges) - 1, len(yedges) - 1))
-    and the edges of each coordinate, as NumPy's histogram2d: `bins` an int, a pair of ints or
-    edge arrays, or one edge array for both. Lazy when `range` or the edges are given.
+    and the edges of each coordinate: NumPy's histogram2d, histogramdd of the pair. `bins` an
+    int, a pair of ints or edge arrays, or one edge array for both. Lazy when `range` or the
+    edges are given.
 
     >>> import lazyarr as la
     >>> counts, xedges, yedges = la.histogram2d([0.0, 1.0, 1.0], [0.0, 0.0, 1.0], bins=2)
     >>> counts.tolist()
     [[1.0, 0.0], [1.0, 1.0]]
     """
-    from .searching import searchsorted
+    from .manipulation_joining import stack
 
     first, second = as_array(x, where="histogram2d"), as_array(y, where="histogram2d")
     for array in (first, second):
         if array.ndim != 1:
             raise ValueError(f"histogram2d: x and y must be 1-d, got shapes {first.shape} and {second.shape}")
-        if dtypes.is_complex(array.dtype):
-            raise NotImplementedError("histogram2d: complex coordinates are not supported")
     if first.shape != second.shape:
         raise ValueError(f"histogram2d: x and y must have the same length ({first.shape[0]} and {second.shape[0]}).")
-    common = dtypes.result_type(first.dtype, second.dtype)
-    coordinates = [_cast(first, common), _cast(second, common)]
-    if weights is not None:
-        weights = as_array(weights, where="histogram2d")
-        if weights.shape != first.shape:
-            raise ValueError(f"histogram2d: weights must have the shape of x ({weights.shape} and {first.shape})")
-        if not np.can_cast(weights.dtype, np.float64, casting="safe"):
-            raise TypeError(f"histogram2d: Cannot cast array data from dtype('{weights.dtype}') to dtype('float64') "
-                            "according to the rule 'safe'")
-    bins, ranges = _per_coordinate(bins, range)
-    found = [_coordinate_edges(values, bins[axis], ranges[axis], axis) for axis, values in enumerate(coordinates)]
-    sizes = [edges.size + 1 for edges, _ in found]  # an outlier bin at each end
-    flat = None
-    for axis, (values, (edges, _)) in enumerate(zip(coordinates, found)):
-        position = searchsorted(from_numpy(edges), values, side="right")
-        position = ew.where(ew.equal(values, from_numpy(edges[-1])), ew.subtract(position, 1), position)
-        flat = position if flat is None else ew.add(ew.multiply(flat, sizes[axis]), position)
-    updates = wrap(filled(1.0, dtypes.float64, first.shape)) if weights is None else _cast(weights, dtypes.float64)
-    grid = _scatter_add(sizes[0] * sizes[1], flat, updates)
-    grid = wrap(make("reshape", [grid._node], shape=tuple(sizes)))[1:-1, 1:-1]
-    if density:
-        from .reductions import sum as sum_
-
-        total = sum_(grid)
-        for axis, (edges, _) in enumerate(found):
-            shape = [1, 1]
-            shape[axis] = sizes[axis] - 2
-            grid = ew.divide(grid, np.diff(edges).reshape(shape))
-        grid = ew.divide(grid, total)
-    return grid, found[0][1], found[1][1]
+    try:
+        given = len(bins)
+    except TypeError:
+        given = 1
+    if given not in (1, 2):
+        edges = as_array(bins, where="histogram2d")
+        bins = [edges, edges]  # one edge array for both coordinates
+    common = dtypes.result_type(first.dtype, second.dtype)  # NumPy's atleast_2d([x, y])
+    sample = stack([_cast(first, common), _cast(second, common)], axis=1)
+    grid, (first_edges, second_edges) = _histogramdd(sample, bins, range, density, weights, "histogram2d")
+    return grid, first_edges, second_edges

@@ -8,7 +8,7 @@ this module gathers their public names for `numpy_functions.py`:
 - weighted_statistics: average, cov, corrcoef
 - nan_statistics: nanvar, nanstd, nancumsum, nancumprod
 - histogram_edges: histogram_bin_edges, digitize
-- histograms: histogram, histogram2d
+- histograms: histogram, histogramdd, histogram2d
 - differences: gradient, trapezoid, ediff1d
 - convolution: convolve, correlate
 """

@@ -1,14 +1,15 @@
 """NumPy's polynomial functions on coefficient arrays (highest power first): polyval, polyadd,
-polysub, polymul, polyder, polyint, vander, poly and roots.
+polysub, polymul, polydiv, polyder, polyint, vander, poly and roots.
 
 Each repeats NumPy's steps with lazyarr's ops, so dtypes are NumPy's and so are the values
 where the arithmetic is the same sequence (polyval's Horner loop starts from zeros_like(x) as
 NumPy's does, so 0 * inf gives NaN there too; vander's powers are one running product).
 Products summed in another order than NumPy's dot (polymul's convolution, poly) may differ
 in the last bits. Lazy, except where NumPy's result shape or dtype depends on the values:
-polymul trims leading zero coefficients (it evaluates the count of them), poly of complex
-zeros is real when they come in conjugate pairs, and roots trims zeros and returns real roots
-when all are real; inside `la.jit` those raise lazyarr's data-dependent error.
+polymul trims leading zero coefficients (it evaluates the count of them), polydiv trims the
+remainder's leading near-zero coefficients (it evaluates the quotient and remainder), poly
+of complex zeros is real when they come in conjugate pairs, and roots trims zeros and returns
+real roots when all are real; inside `la.jit` those raise lazyarr's data-dependent error.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from .reductions import any as any_
 from .reductions import argmax
 from .reductions import sum as sum_
 
-__all__ = ["poly", "polyadd", "polyder", "polyint", "polymul", "polysub", "polyval", "roots", "vander"]
+__all__ = [
+    "poly", "polyadd", "polyder", "polydiv", "polyint", "polymul", "polysub", "polyval", "roots", "vander",
+]
 
 
 def _operand(value, where: str) -> Array:
@@ -162,6 +165,67 @@ def polymul(a1, a2) -> Array:
     for array, count in zip(arrays, _leading_zero_counts(arrays)):
         trimmed.append(zeros(1, array.dtype) if count is None else array[count:])
     return convolve_full(*trimmed)
+
+
+def _trimmed_length(quotient: Array, remainder: Array) -> int:
+    """How many leading remainder coefficients NumPy's polydiv drops: while
+    `allclose(r[0], 0, rtol=1e-14)` (|r[0]| <= 1e-8, compared in r's dtype as NumPy compares
+    with a Python float) and more than one is left. Evaluates it with the quotient and the
+    remainder, in one module."""
+    length = remainder.shape[0]
+    if length == 1:
+        evaluate(quotient, remainder)
+        return 0
+    kept = ew.logical_not(ew.less_equal(ew.abs(remainder[: length - 1]), 1e-8))
+    has_kept, first_kept = any_(kept), argmax(kept)
+    evaluate(quotient, remainder, has_kept, first_kept)
+    return int(first_kept) if bool(has_kept) else length - 1
+
+
+def polydiv(u, v):
+    """Quotient and remainder of dividing polynomial `u` by `v`: NumPy's long division step by
+    step (`d = (1 / v[0]) * r[k]; r[k:k + n + 1] -= d * v`), in the inexact common dtype, so
+    real values are NumPy's bit for bit (complex ones to rounding: NumPy multiplies complex
+    scalars otherwise than its array loops, which may fuse multiply-adds).
+
+    The quotient's length is len(u) - len(v) + 1 (at least 1); the remainder's depends on its
+    values, as in NumPy: its leading coefficients are dropped while `allclose(r[0], 0,
+    rtol=1e-14)` (|r[0]| <= 1e-8), keeping at least one. So polydiv evaluates the quotient and
+    remainder (one module) to count them, then returns evaluated arrays; inside `la.jit`, on
+    traced coefficients, it raises TracedValueError. A `np.poly1d` argument gives `np.poly1d`
+    results, as NumPy's.
+
+    >>> import lazyarr as la
+    >>> quotient, remainder = la.polydiv([3.0, 5.0, 2.0], [2.0, 1.0])
+    >>> quotient.tolist(), remainder.tolist()
+    ([1.5, 1.75], [0.25])
+    """
+    from .histogram_edges import require_values
+
+    as_poly1d = isinstance(u, np.poly1d) or isinstance(v, np.poly1d)
+    dividend = ew.add(atleast_1d(_operand(u, "polydiv")), 0.0)  # NumPy's `atleast_1d(u) + 0.0`
+    divisor = ew.add(atleast_1d(_operand(v, "polydiv")), 0.0)
+    for name, array in (("u", dividend), ("v", divisor)):
+        if array.ndim > 1:
+            raise ValueError(f"polydiv: {name} must be 0-d or 1-d coefficients, got shape {array.shape}")
+        if array.shape[0] == 0:
+            raise IndexError(f"polydiv: index 0 is out of bounds for axis 0 with size 0 ({name} has no coefficients)")
+    dtype = dtypes.result_type(dividend.dtype, divisor.dtype)  # NumPy's `w = u[0] + v[0]`
+    last, order = dividend.shape[0] - 1, divisor.shape[0] - 1
+    scale = ew.divide(1.0, divisor[0])
+    quotient = zeros(max(last - order + 1, 1), dtype)
+    remainder = wrap(convert(dividend._node, dtype))
+    for step in range(last - order + 1):
+        factor = ew.multiply(scale, remainder[step])
+        quotient[step] = factor
+        remainder[step: step + order + 1] = ew.subtract(remainder[step: step + order + 1],
+                                                        ew.multiply(factor, divisor))
+    require_values("polydiv", [remainder], "the remainder's length depends on its values (NumPy drops its "
+                   "leading near-zero coefficients); call it outside la.jit")
+    remainder = remainder[_trimmed_length(quotient, remainder):]
+    if as_poly1d:
+        return np.poly1d(quotient.numpy()), np.poly1d(remainder.numpy())
+    return quotient, remainder
 
 
 def polyder(p, m=1) -> Array:

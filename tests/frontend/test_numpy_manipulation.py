@@ -609,10 +609,11 @@ def test_docstring_examples():
         numpy_manipulation,
         numpy_rearranging,
         numpy_selection,
+        python_functions,
     )
 
     modules = (numpy_array_basics, numpy_in_place, numpy_index_helpers, numpy_insert_delete, numpy_rearranging,
-               numpy_selection)
+               numpy_selection, python_functions)
     assert set(numpy_manipulation.__all__) == {name for module in modules for name in module.__all__}
     for module in modules:
         assert doctest.testmod(module).failed == 0, module.__name__
