@@ -7,7 +7,8 @@ modules that define them (one purpose each), so that numpy_functions re-exports 
     elementwise_compositions  deg2rad, rad2deg, degrees, radians, around, fix, sinc, heaviside,
                               logaddexp2, divmod, modf, isneginf, isposinf
     type_checks               nan_to_num, isreal, iscomplex, isrealobj, iscomplexobj, real_if_close
-    polynomials               polyval, polyadd, polysub, polymul, polyder, polyint, vander, poly, roots
+    polynomials               polyval, polyadd, polysub, polymul, polydiv, polyder, polyint, vander, poly,
+                              roots
     polynomial_fit            polyfit
     phase_unwrapping          unwrap
     spacing_and_windows       geomspace, fromfunction, hamming, hanning, blackman, bartlett, kaiser, i0
