@@ -18,12 +18,20 @@ def as_shape(value, *, where: str = "shape") -> Shape:
     else:
         items = (value,)
     try:
-        shape = tuple(operator.index(item) for item in items)
+        shape = tuple(size_index(item) for item in items)
     except TypeError:
         raise TypeError(f"{where}: expected a tuple of ints, got {value!r}") from None
     if any(size < 0 for size in shape):
         raise ValueError(f"{where}: negative dimensions are not allowed, got {shape}")
     return shape
+
+
+def size_index(value) -> int:
+    """`operator.index(value)`, refusing a bool: an int to Python, never a size to NumPy
+    ("an integer is required")."""
+    if type(value) is bool:
+        raise TypeError(f"a size must be an integer, got {value!r}")
+    return operator.index(value)
 
 
 def size_of(shape: Sequence[int]) -> int:

@@ -11,7 +11,7 @@ import operator
 
 from .. import dtypes
 from ..hlo import Instruction, make
-from ..shapes import broadcast_shapes
+from ..shapes import broadcast_shapes, size_index
 from .array import Array, check_device
 from .core import as_array, scalar_constant, wrap
 from .manipulation_layout import broadcast_arrays, reshape
@@ -23,7 +23,7 @@ __all__ = ["eye", "identity", "tri", "tril", "triu", "meshgrid"]
 
 def _size(value, name: str, where: str) -> int:
     try:
-        size = operator.index(value)
+        size = size_index(value)
     except TypeError:
         raise TypeError(f"{where}: {name} must be an integer, got {value!r}") from None
     if size < 0:
@@ -65,6 +65,8 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None) -> Ar
 def _eye(N, M, k, dtype, order, device, like=None) -> Array:  # noqa: N803 (NumPy's names)
     if device is not None:
         check_device(device, "eye")
+    if not (isinstance(order, str) and order.upper() in ("C", "F")):
+        raise ValueError(f"eye: only 'C' or 'F' order is permitted, got {order!r}")
     rows = _size(N, "N", "eye")
     columns = rows if M is None else _size(M, "M", "eye")
     result = _from_mask(_diagonal_mask(rows, columns, k, "EQ"), dtype)

@@ -55,6 +55,10 @@ def _host_take(a, indices, axis, mode) -> Array | None:
     if type(buffer) is not np.ndarray or not static_integer_indices(indices):
         return None
     try:
+        if mode == "wrap":  # (NumPy's wrap steps by the axis size, one step at a time: 2**62 would hang)
+            size = buffer.size if axis is None else buffer.shape[axis]
+            if size:
+                indices, mode = np.mod(indices, size), "raise"
         return Array(leaf_for(np.asarray(np.take(buffer, indices, axis=axis, mode=mode))))  # (new: contiguous)
     except (IndexError, ValueError, TypeError):
         return None
@@ -86,10 +90,11 @@ def take(a, indices, axis=None, out=None, mode="raise") -> Array:
     else:
         axis = normalize_axis(axis, array.ndim, where="take")
     index = _index_operand(indices, "take")
-    if dtypes.is_complex(index.dtype):
-        raise TypeError(f"take: indices must be integers, got dtype {index.dtype}")
+    if dtypes.is_complex(index.dtype) or (isinstance(indices, (np.ndarray, Array)) and dtypes.is_floating(index.dtype)):
+        # NumPy casts index arrays 'same_kind' (bool, not float); lists and scalars are converted
+        raise TypeError(f"take: cannot cast indices of dtype {index.dtype} to int64 according to the rule 'same_kind'")
     size = array.shape[axis]
-    if not dtypes.is_integer(index.dtype):  # NumPy casts bool and float indices to intp
+    if not dtypes.is_integer(index.dtype):  # NumPy casts bool indices, and float lists, to intp
         index = wrap(convert(index._node, np.int64)) if isinstance(index, Array) else index.astype(np.int64)
     if size == 0 and index.size:
         raise IndexError("take: cannot do a non-empty take from an empty axes.")

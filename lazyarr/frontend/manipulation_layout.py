@@ -14,13 +14,11 @@ copies); and broadcast_to, read-only as in NumPy.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from .. import dtypes, shapes
 from ..hlo import Maker, make
-from ..shapes import normalize_axis
+from ..shapes import normalize_axis, size_index
 from .array import Array
 from .core import as_array, convert, wrap
 from .manipulation_nodes import (
@@ -338,7 +336,7 @@ def broadcast_to(array, shape, subok=False) -> Array:
     source = as_array(array, where="broadcast_to")
     items = as_items(shape)
     try:
-        target = tuple(operator.index(item) for item in items)
+        target = tuple(size_index(item) for item in items)
     except TypeError:
         raise TypeError(f"broadcast_to: shape must be an int or a tuple of ints, got {shape!r}") from None
     if any(size < 0 for size in target):

@@ -6,12 +6,11 @@ needed (no instruction for an identity reshape or transpose), static argument pa
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
 
 from ..hlo import Instruction, make
-from ..shapes import normalize_axis
+from ..shapes import normalize_axis, size_index
 from .array import Array
 
 
@@ -75,7 +74,7 @@ def resolve_shape(size: int, shape, *, where: str = "reshape") -> tuple[int, ...
     """
     items = as_items(shape)
     try:
-        requested = tuple(operator.index(item) for item in items)
+        requested = tuple(size_index(item) for item in items)
     except TypeError:
         raise TypeError(f"{where}: shape must be an int or a tuple of ints, got {shape!r}") from None
     unknown = [axis for axis, extent in enumerate(requested) if extent < 0]

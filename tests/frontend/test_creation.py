@@ -415,3 +415,24 @@ def test_creation_from_lazy_arrays_does_not_evaluate():
 def test_empty_arrays_may_have_sizes_from_two_to_the_forty_along_an_axis():
     assert np.asarray(la.zeros((0, 2**41))).shape == (0, 2**41)
     assert np.asarray(la.empty((2**41, 0)).sum(axis=0)).shape == (0,)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.zeros((True,)), lambda xp: xp.ones((2, False)), lambda xp: xp.full((True,), 1.0),
+    lambda xp: xp.eye(True), lambda xp: xp.arange(4).reshape((True, 4)), lambda xp: xp.broadcast_to(1, (True,)),
+])
+def test_a_bool_is_not_a_size(call):
+    """An int to Python, never a size to NumPy ("an integer is required")."""
+    with pytest.raises(TypeError):
+        call(np)
+    with pytest.raises(TypeError):
+        call(la)
+
+
+@pytest.mark.parametrize("order", ["K", "A", "x"])
+def test_eye_takes_c_or_f_order_only(order):
+    with pytest.raises(ValueError):
+        np.eye(2, order=order)
+    with pytest.raises(ValueError):
+        la.eye(2, order=order)
+    assert np.asarray(la.eye(2, order="f")).tolist() == [[1, 0], [0, 1]]

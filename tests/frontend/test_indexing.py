@@ -484,6 +484,21 @@ def test_take_errors():
     with pytest.raises(ValueError, match="axis 2 is out of bounds"):
         take(as_array(values), [0], axis=2)
     assert_same(take(as_array(values), [True, False]), np.take(values, [True, False]))
+    # NumPy casts index arrays 'same_kind': a float array raises, a float list converts
+    for lazy in (False, True):
+        with pytest.raises(TypeError):
+            take(as_array(values), as_array(np.array([1.0])) if lazy else np.array([1.0]))
+    assert_same(take(as_array(values), [1.0, 0.0]), np.take(values, [1.0, 0.0]))
+
+
+@pytest.mark.parametrize("indices", [np.array([-2**62, 2**62 + 1]), np.array([2**63, 2**64 - 1], np.uint64)])
+@pytest.mark.parametrize("evaluated", [True, False])
+def test_take_wrap_of_huge_indices_is_immediate(indices, evaluated):
+    """NumPy's own wrap steps by the axis size one step at a time (2**62 never finishes); both
+    paths reduce the indices modulo the size first."""
+    values = np.arange(5.0)
+    array = as_array(values) if evaluated else as_array(values) + 0
+    assert_same(take(array, indices, mode="wrap"), values[np.mod(indices, 5)])
 
 
 @st.composite
