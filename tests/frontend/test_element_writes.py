@@ -1,11 +1,11 @@
-"""Element writes into evaluated arrays nothing else sees are NumPy's stores into the buffer.
+"""Writes into evaluated arrays nothing else sees are NumPy's stores into the buffer.
 
-`x[i] = v` (element_writes.py) writes in place only when no graph, view, NumPy array or other
-holder can see the old value. These tests hold the results to NumPy (values, dtypes, errors)
-over random write sequences, and check every way the old value may still be seen: a pending
-graph recorded before the write, `np.asarray` views, lazy and evaluated views, another array
-wrapping the same value, a jitted function's captured array, a NumPy array given to
-`la.asarray`. And that in-place writes compile nothing.
+`x[i] = v`, `M[i] = row`, `x[2:5] = values` (element_writes.py) write in place only when no
+graph, view, NumPy array or other holder can see the old value. These tests hold the results
+to NumPy (values, dtypes, errors) over random write sequences, and check every way the old
+value may still be seen: a pending graph recorded before the write, `np.asarray` views, lazy
+and evaluated views, another array wrapping the same value, a jitted function's captured
+array, a NumPy array given to `la.asarray`. And that in-place writes compile nothing.
 """
 
 from __future__ import annotations
@@ -42,6 +42,83 @@ def write_sequences(draw):
         ))
         writes.append((key, scalar))
     return value, writes
+
+
+@st.composite
+def block_writes(draw):
+    """An array and writes of known values (NumPy arrays, lists, evaluated arrays, scalars) at
+    basic keys: integers, slices, `...` and `None`, shapes that broadcast or do not."""
+    dtype = draw(st.sampled_from(REAL_DTYPES))
+    value = draw(arrays(dtype, nonempty_shapes))
+    writes = []
+    for _ in range(draw(st.integers(1, 6))):
+        key = []
+        for side in value.shape:
+            kind = draw(st.sampled_from(["int", "slice", "all"]))
+            if kind == "int":
+                key.append(draw(st.integers(-side, side - 1)))
+            elif kind == "slice":
+                key.append(slice(draw(st.integers(-side, side)), draw(st.integers(-side, side)),
+                                 draw(st.sampled_from([None, 1, 2, -1]))))
+            else:
+                key.append(slice(None))
+        if key and draw(st.booleans()):
+            key.insert(draw(st.integers(0, len(key))), draw(st.sampled_from([None, Ellipsis])))
+        selected = value[tuple(key)].shape
+        shape = draw(st.sampled_from([selected, selected[1:], (1,) * len(selected), (2,)]))
+        source = draw(arrays(draw(st.sampled_from(REAL_DTYPES)), shape))
+        form = draw(st.sampled_from(["numpy", "list", "evaluated"]))
+        writes.append((tuple(key), source, form))
+    return value, writes
+
+
+@settings(max_examples=60, deadline=None)
+@given(block_writes())
+def test_block_writes_match_numpy(case):
+    value, writes = case
+    expected, got = value.copy(), evaluated(value)
+    for key, source, form in writes:
+        numpy_value = source.tolist() if form == "list" else source  # (NumPy is given the same list)
+        given_value = evaluated(source) if form == "evaluated" else numpy_value
+        _, want_error = outcome(lambda: expected.__setitem__(key, numpy_value))
+        _, error = outcome(lambda: got.__setitem__(key, given_value))
+        assert error == want_error, (key, source, form)
+    result = np.asarray(got)
+    assert result.dtype == expected.dtype
+    np.testing.assert_array_equal(result, expected)
+
+
+def test_row_fill_loop_writes_in_place():
+    rows = np.arange(600.0).reshape(40, 15)
+    table = la.zeros((40, 15))
+    for i in range(40):
+        table[i] = rows[i]
+    np.testing.assert_array_equal(np.asarray(table), rows)
+    misses = la.cache_info().misses
+    source = la.asarray(rows[::-1].copy()).eval()
+    for i in range(40):
+        table[i, 2:5] = source[i, :3]  # an evaluated view's value
+    expected = rows.copy()
+    expected[:, 2:5] = rows[::-1, :3]
+    np.testing.assert_array_equal(np.asarray(table), expected)
+    assert la.cache_info().misses == misses
+
+
+def test_a_write_of_its_own_rows_reads_the_old_value():
+    x = evaluated(np.arange(12.0).reshape(4, 3))
+    x[1:] = x[:-1]  # the view holds the buffer: the lazy write, NumPy's result
+    expected = np.arange(12.0).reshape(4, 3)
+    expected[1:] = expected[:-1].copy()
+    np.testing.assert_array_equal(np.asarray(x), expected)
+
+
+def test_a_pending_value_is_written_lazily():
+    x = evaluated(np.zeros(4))
+    source = evaluated(np.arange(4.0))
+    pending = source * 2
+    x[:] = pending
+    source[0] = 10  # nothing refers to source's value but source: in place; `pending` read it before
+    np.testing.assert_array_equal(np.asarray(x), [0, 2, 4, 6])
 
 
 @settings(max_examples=60, deadline=None)
