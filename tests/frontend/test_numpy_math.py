@@ -733,7 +733,10 @@ def test_polyfit_matches_numpy_to_its_conditioning(data, count, degree, columns,
         try:
             expected = np.polyfit(x, y, degree, w=w)
         except np.linalg.LinAlgError:  # a zero column (every x is 0): NaN scaled into its SVD
-            assert not np.isfinite(np.asarray(result)).all()  # never a finite answer instead
+            try:  # NumPy's error when evaluated (the SVD of NaN), or NaN: never a finite answer instead
+                assert not np.isfinite(np.asarray(result)).all()
+            except np.linalg.LinAlgError:
+                pass
             return
     assert not result.is_evaluated
     actual = np.asarray(result)
