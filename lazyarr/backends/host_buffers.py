@@ -189,15 +189,22 @@ def _counted_as_sole_reference_counts(buffer: np.ndarray) -> tuple[int, int, np.
     return _counts(buffer)
 
 
+class _Holder:
+    """Holds a buffer in a slot, as a graph node holds its value (`node._bound`)."""
+
+    __slots__ = ("_bound",)
+
+
 def _private_counts() -> tuple[int, int]:
     """What `sole_reference` counts for a buffer held once, and for the raw memory such a buffer
-    alone views."""
-    holder = [np.empty(1)]
-    held = _counted_as_sole_reference_counts(holder[0])[0]
+    alone views: read through a slot, as callers pass it (`sole_reference(node._bound)`)."""
+    holder = _Holder()
+    holder._bound = np.empty(1)
+    held = _counted_as_sole_reference_counts(holder._bound)[0]
     raw = np.empty(64, np.uint8)
-    holder = [_NDARRAY((8,), np.float64, raw, 0)]
+    holder._bound = _NDARRAY((8,), np.float64, raw, 0)
     del raw
-    return held, _counted_as_sole_reference_counts(holder[0])[1]
+    return held, _counted_as_sole_reference_counts(holder._bound)[1]
 
 
 _PRIVATE = _private_counts()

@@ -145,3 +145,43 @@ def test_threads_never_share_a_buffer():
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+class _Node:
+    """Holds a buffer in a slot, as a graph node holds its value."""
+
+    __slots__ = ("_bound",)
+
+
+def _private(node: _Node) -> bool:
+    # (not inside an `assert`: pytest's rewriting keeps the call's argument, one more reference)
+    return host_buffers.sole_reference(node._bound)
+
+
+@pytest.mark.parametrize("nbytes", [64, 2 * host_buffers._SMALL_BYTES], ids=["numpy's", "pooled"])
+def test_sole_reference_sees_every_other_holder(nbytes):
+    """A write through the holder is invisible to others only when nothing else refers to the
+    memory: not a view (whose base NumPy points at the memory's owner), not a second holder."""
+    node = _Node()
+    node._bound = host_buffers.kernel_output((nbytes // 8,), np.dtype(np.float64))
+    assert _private(node)
+    view = node._bound[1:]
+    assert not _private(node)
+    del view
+    assert _private(node)
+    other = _Node()
+    other._bound = node._bound
+    assert not _private(node)
+    del other
+    read_only_view = node._bound.view()
+    read_only_view.setflags(write=False)
+    assert not _private(node)
+    del read_only_view
+    assert _private(node)
+
+
+def test_sole_reference_refuses_someone_elses_memory():
+    owner = np.zeros(10)
+    node = _Node()
+    node._bound = owner[2:]  # a view of the caller's array: the caller still holds `owner`
+    assert not _private(node)
