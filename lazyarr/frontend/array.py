@@ -397,7 +397,8 @@ class Array:
                 if not buffer.ndim and copy is None:
                     return buffer.copy()
                 view = buffer.view()
-                view.setflags(write=False)
+                if view.flags.writeable:  # (a bound buffer is read-only, and so its views: leaf_for)
+                    view.setflags(write=False)
                 return view
         value = self.numpy()
         if dtype is not None and np.dtype(dtype) != value.dtype:
