@@ -21,6 +21,23 @@ def assert_identical(got, want):
             assert np.array_equal(np.signbit(got_part[zeros]), np.signbit(want_part[zeros]))
 
 
+def assert_lazy_matches(got, expected):
+    """A lazyarr result against NumPy's: shape, then dtype, then values (NaNs equal); tuples and
+    lists part by part."""
+    import lazyarr as la
+
+    if isinstance(expected, (tuple, list)):
+        assert type(got) is type(expected) and len(got) == len(expected)
+        for got_part, expected_part in zip(got, expected):
+            assert_lazy_matches(got_part, expected_part)
+        return
+    assert isinstance(got, la.Array), type(got)
+    expected = np.asarray(expected)
+    assert got.shape == expected.shape, (got.shape, expected.shape)
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    np.testing.assert_array_equal(np.asarray(got), expected)
+
+
 def outcome(function):
     """(result, None) or (None, exception kind): NumPy and lazyarr must agree on either.
 

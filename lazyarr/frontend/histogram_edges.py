@@ -50,6 +50,18 @@ def edge_values(edges: Array, where: str) -> np.ndarray:
     return edges.numpy()
 
 
+def given_edges(bins, where: str, not_one_dimensional: str, not_increasing: str) -> tuple[np.ndarray, Array]:
+    """Bin edges given as an array: (their values, the lazy array), with NumPy's errors (the
+    messages differ between histogram's and histogramdd's)."""
+    given = as_array(bins, where=where)
+    if given.ndim != 1:
+        raise ValueError(f"{where}: {not_one_dimensional}")
+    edges = edge_values(given, where)
+    if np.any(edges[:-1] > edges[1:]):
+        raise ValueError(f"{where}: {not_increasing}")
+    return edges, given
+
+
 def histogram_data(a, weights, where: str) -> tuple[Array, Array | None]:
     """NumPy's `_ravel_and_check_weights`: a flattened (bool as uint8, with NumPy's warning),
     weights of a's shape, flattened."""
@@ -159,12 +171,8 @@ def resolve_bins(array: Array, bins, range_, weights, where: str) -> Bins:
             raise ValueError(f"{where}: `bins` must be positive, when an integer (got {count})")
         first, last = outer_edges(array, range_, where)
         return _equal_bins(array, first, last, count, where)
-    given = as_array(bins, where=where)
-    if given.ndim != 1:
-        raise ValueError(f"{where}: `bins` must be 1d, when an array (got shape {given.shape})")
-    edges = edge_values(given, where)
-    if np.any(edges[:-1] > edges[1:]):
-        raise ValueError(f"{where}: `bins` must increase monotonically, when an array")
+    edges, given = given_edges(bins, where, f"`bins` must be 1d, when an array (got shape {np.shape(bins)})",
+                               "`bins` must increase monotonically, when an array")
     return Bins(edges, None, given)
 
 

@@ -30,7 +30,7 @@ from ..hlo import make
 from . import elementwise as ew
 from .array import Array, evaluate_arrays
 from .core import as_array, convert, from_numpy, wrap
-from .histogram_edges import Bins, histogram_data, outer_edges, resolve_bins, unsigned_subtract
+from .histogram_edges import Bins, given_edges, histogram_data, outer_edges, resolve_bins, unsigned_subtract
 from .node_layout import filled
 
 __all__ = ["histogram", "histogram2d", "histogramdd"]
@@ -246,7 +246,6 @@ def _data_extremes(columns: list[Array], bins: list, ranges: tuple, where: str) 
 
 def _coordinate_edges(values: Array, bins, range_, axis: int, extremes, where: str) -> tuple[np.ndarray, Array]:
     """histogramdd's edges for one coordinate: (host values, the array returned)."""
-    from .histogram_edges import edge_values
 
     if np.ndim(bins) == 0:
         if bins < 1:
@@ -258,13 +257,8 @@ def _coordinate_edges(values: Array, bins, range_, axis: int, extremes, where: s
             raise TypeError(f"{where}: `bins[{axis}]` must be an integer, when a scalar") from None
         edges = np.linspace(first, last, count + 1)
         return edges, from_numpy(edges)
-    given = as_array(bins, where=where)
-    if given.ndim != 1:
-        raise ValueError(f"{where}: `bins[{axis}]` must be a scalar or 1d array")
-    edges = edge_values(given, where)
-    if np.any(edges[:-1] > edges[1:]):
-        raise ValueError(f"{where}: `bins[{axis}]` must be monotonically increasing, when an array")
-    return edges, given
+    return given_edges(bins, where, f"`bins[{axis}]` must be a scalar or 1d array",
+                       f"`bins[{axis}]` must be monotonically increasing, when an array")
 
 
 def _histogramdd(sample: Array, bins, range_, density, weights, where: str) -> tuple[Array, list[Array]]:

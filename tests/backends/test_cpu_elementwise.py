@@ -55,10 +55,14 @@ LDEXP_DTYPES = [dtype for dtype in COMPILED if dtypes.is_floating(dtype)]
 INT32 = np.dtype("int32")
 
 
-def ldexp_operands(data, dtype, shape):
-    """x with edge values (subnormals too), exponents in and far beyond every float's range."""
+def ldexp_case(data, dtype):
+    """(computation, values) of ldexp: x with edge values (subnormals too), exponents in and
+    far beyond every float's range."""
+    shape = data.draw(SHAPE)
     exponents = st.one_of(st.integers(-1100, 1100), st.integers(-40, 40), elements(INT32))
-    return [data.draw(arrays(dtype, st.just(shape))), data.draw(hnp.arrays(INT32, shape, elements=exponents))]
+    values = [data.draw(arrays(dtype, st.just(shape))), data.draw(hnp.arrays(INT32, shape, elements=exponents))]
+    parameters = tuple(make("parameter", number=i, shape=shape, dtype=value.dtype) for i, value in enumerate(values))
+    return Computation("main", parameters, (make("ldexp", parameters),)), values
 
 
 def ulp_distance(left, right):
@@ -116,9 +120,6 @@ def test_elementwise_op_matches_interpreter(name, arity, dtype, data):
 @settings(max_examples=max(settings().max_examples // 5, 6))
 @given(data=st.data())
 def test_ldexp_matches_interpreter(dtype, data):
-    shape = data.draw(SHAPE)
-    values = ldexp_operands(data, dtype, shape)
-    parameters = tuple(make("parameter", number=i, shape=shape, dtype=value.dtype) for i, value in enumerate(values))
-    computation = Computation("main", parameters, (make("ldexp", parameters),))
+    computation, values = ldexp_case(data, dtype)
     got, want = run_both(computation, values)
     assert_agrees("ldexp", got[0], want[0])

@@ -54,7 +54,7 @@ from tests.backends.test_cpu_elementwise import (  # noqa: E402
     SHAPE,
     ULP_TOLERANCE,
     assert_agrees,
-    ldexp_operands,
+    ldexp_case,
 )
 from tests.backends.test_cpu_fuzz import (  # noqa: E402
     TRANSCENDENTAL,
@@ -145,10 +145,7 @@ def test_elementwise_op_matches_interpreter(name, arity, dtype, data):
 @settings(max_examples=max(settings().max_examples // 5, 6))
 @given(data=st.data())
 def test_ldexp_matches_interpreter(dtype, data):
-    shape = data.draw(SHAPE)
-    values = ldexp_operands(data, dtype, shape)
-    parameters = tuple(make("parameter", number=i, shape=shape, dtype=value.dtype) for i, value in enumerate(values))
-    computation = Computation("main", parameters, (make("ldexp", parameters),))
+    computation, values = ldexp_case(data, dtype)
     (want,) = evaluate(computation, values)
     (got,) = run_on_gpu(computation, values)
     assert_agrees("ldexp", got, want)  # exact: multiplies by powers of two (no ftz on the GPU)

@@ -18,6 +18,7 @@ from hypothesis.extra import numpy as hnp
 
 import lazyarr as la
 from lazyarr.frontend.tracing import TracedValueError
+from tests.assertions import assert_lazy_matches
 from tests.strategies import arrays
 
 pytestmark = pytest.mark.usefixtures("interpreter_backend_for_module")
@@ -35,18 +36,6 @@ def numpy_outcome(function, *args, **kwargs):
             return error
 
 
-def assert_same(got, expected):
-    """Shape, then dtype, then values (NaNs equal); tuples and lists part by part."""
-    if isinstance(expected, (tuple, list)):
-        assert type(got) is type(expected) and len(got) == len(expected)
-        for got_part, expected_part in zip(got, expected):
-            assert_same(got_part, expected_part)
-        return
-    assert isinstance(got, la.Array), type(got)
-    expected = np.asarray(expected)
-    assert got.shape == expected.shape, (got.shape, expected.shape)
-    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
-    np.testing.assert_array_equal(np.asarray(got), expected)
 
 
 def check(lazy_call, expected):
@@ -55,7 +44,7 @@ def check(lazy_call, expected):
         with pytest.raises(type(expected)):
             lazy_call()
         return
-    assert_same(lazy_call(), expected)
+    assert_lazy_matches(lazy_call(), expected)
 
 
 def lazy(values) -> la.Array:
@@ -102,16 +91,17 @@ def test_histogramdd_is_lazy_with_ranges_or_edges():
     sample = lazy(samples)
     counts, edges = la.histogramdd(sample, bins=(2, [0, 1, 10], 3), range=[(0, 3), None, (-3, 3)])
     assert not counts.is_evaluated and not sample.is_evaluated
-    assert_same((counts, edges), np.histogramdd(samples, bins=(2, [0, 1, 10], 3), range=[(0, 3), None, (-3, 3)]))
+    expected = np.histogramdd(samples, bins=(2, [0, 1, 10], 3), range=[(0, 3), None, (-3, 3)])
+    assert_lazy_matches((counts, edges), expected)
     # without a range the extremes of every coordinate are evaluated, in one module
-    assert_same(la.histogramdd(sample, bins=2), np.histogramdd(samples, bins=2))
+    assert_lazy_matches(la.histogramdd(sample, bins=2), np.histogramdd(samples, bins=2))
     jitted = la.jit(lambda s: la.histogramdd(s, bins=2, range=[(0, 3)] * 3)[0])
-    assert_same(jitted(samples), np.histogramdd(samples, bins=2, range=[(0, 3)] * 3)[0])
+    assert_lazy_matches(jitted(samples), np.histogramdd(samples, bins=2, range=[(0, 3)] * 3)[0])
     with pytest.raises(TracedValueError, match=r"la.histogramdd on a traced array inside la.jit.*pass range="):
         la.jit(lambda s: la.histogramdd(s, bins=2)[0])(samples)
     # np.histogramdd of a lazy sample dispatches here; histogram2d is histogramdd of the pair
     assert isinstance(np.histogramdd(sample, bins=2, range=[(0, 3)] * 3)[0], la.Array)
-    assert_same(la.histogram2d(samples[:, 0], samples[:, 1], bins=(2, 3))[0],
+    assert_lazy_matches(la.histogram2d(samples[:, 0], samples[:, 1], bins=(2, 3))[0],
                 np.histogramdd(samples[:, :2], bins=(2, 3))[0])
 
 
@@ -203,11 +193,11 @@ def test_polydiv_cases():
     for dividend, divisor in cases:
         quotient, remainder = la.polydiv(dividend, divisor)
         assert quotient.is_evaluated and remainder.is_evaluated  # evaluated for the remainder's length
-        assert_same((quotient, remainder), numpy_outcome(np.polydiv, dividend, divisor))
+        assert_lazy_matches((quotient, remainder), numpy_outcome(np.polydiv, dividend, divisor))
     result = la.polydiv(np.poly1d([1.0, 2.0, 3.0]), [1.0, 1.0])
     assert all(isinstance(part, np.poly1d) for part in result)
     assert result == np.polydiv(np.poly1d([1.0, 2.0, 3.0]), [1.0, 1.0])
-    assert_same(np.polydiv(lazy([1.0, 2.0, 3.0]), [1.0, 1.0]), np.polydiv([1.0, 2.0, 3.0], [1.0, 1.0]))
+    assert_lazy_matches(np.polydiv(lazy([1.0, 2.0, 3.0]), [1.0, 1.0]), np.polydiv([1.0, 2.0, 3.0], [1.0, 1.0]))
     with pytest.raises(IndexError, match="polydiv: index 0 is out of bounds"):
         la.polydiv([], [1.0])
     with pytest.raises(TracedValueError, match=r"la.polydiv on a traced array inside la.jit.*remainder's length"):
@@ -295,10 +285,10 @@ def test_compiled_values_match_numpy():
     try:
         lazy_samples = la.asarray(samples)
         arguments = dict(bins=(3, [-2.0, 0.0, 0.5, 2.0], 4), range=[(-2, 2), None, (-3, 3)])
-        assert_same(la.histogramdd(lazy_samples, **arguments, weights=weights),
+        assert_lazy_matches(la.histogramdd(lazy_samples, **arguments, weights=weights),
                     np.histogramdd(samples, **arguments, weights=weights))
-        assert_same(la.histogramdd(lazy_samples[:, [0, 2]], bins=4), np.histogramdd(samples[:, [0, 2]], bins=4))
+        assert_lazy_matches(la.histogramdd(lazy_samples[:, [0, 2]], bins=4), np.histogramdd(samples[:, [0, 2]], bins=4))
         for dividend, divisor in [(samples[:7, 0], samples[:3, 2]), (np.float32([1e10, 3, 7, 1]), [3.0, 1e-3])]:
-            assert_same(la.polydiv(la.asarray(dividend), divisor), np.polydiv(dividend, divisor))
+            assert_lazy_matches(la.polydiv(la.asarray(dividend), divisor), np.polydiv(dividend, divisor))
     finally:
         la.set_backend("interpreter")
