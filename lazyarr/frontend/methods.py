@@ -12,6 +12,7 @@ import sys
 import numpy as np
 
 from . import (
+    elements,
     elementwise,
     flat_indexing,
     indexing,
@@ -289,7 +290,7 @@ def _bind_methods():
     Array.conj = Array.conjugate = _conjugate_method
     Array.copy = _copy_method
     Array.hlo = _hlo
-    Array.__getitem__ = indexing.getitem
+    Array.__getitem__ = elements.accelerated("getitem", indexing.getitem)
     Array.__setitem__ = _setitem
     Array.real = property(elementwise.real)
     Array.imag = property(elementwise.imag)

@@ -186,3 +186,126 @@ def test_a_negative_integer_element_as_exponent_of_an_integer_base_raises_as_num
     with pytest.raises(ValueError, match="negative integer powers"):
         lazy_base ** exponent
     assert np.asarray(evaluated(np.array([2.0]))[0] ** exponent) == 0.5  # a float base is fine
+
+
+# -- the C extension (lazyarr/frontend/_element_reads.c) against the Python path it stands for ----
+from lazyarr.frontend import elements as element_module  # noqa: E402
+from lazyarr.frontend import indexing  # noqa: E402
+
+C_BUILT = element_module._element_reads is not None and type(la.Array.__dict__["__getitem__"]).__name__ == "FastSlot"
+needs_c = pytest.mark.skipif(not C_BUILT, reason="the C extension is not built here (no C compiler at install)")
+
+
+def _read(function, array, key):
+    """(value, dtype, shape, type) of `function(array, key)`, or the exception's type and message."""
+    try:
+        got = function(array, key)
+    except Exception as error:  # noqa: BLE001 (any error: both paths must raise the same)
+        return type(error), str(error)
+    return type(got), got.dtype, got.shape, np.asarray(got).tobytes()
+
+
+@st.composite
+def integer_keys(draw, shape):
+    """Integer keys, in and out of bounds, of every length around the array's rank, and keys
+    that look like integers but are not Python ints (bool, NumPy integers): the C path takes
+    only exact ints and leaves the rest to Python."""
+    def one(size):
+        return draw(st.integers(-size - 2, size + 1) | st.sampled_from([2**63, -(2**70)]))
+    length = draw(st.integers(0, len(shape) + 1))
+    key = tuple(one(shape[axis] if axis < len(shape) else 1) for axis in range(length))
+    kind = draw(st.sampled_from(["tuple", "int", "bool", "numpy"]))
+    if kind == "int" and key:
+        return key[0]
+    if kind == "bool":
+        return draw(st.booleans())
+    if kind == "numpy" and key:
+        return np.int64(key[0]) if -(2**63) <= key[0] < 2**63 else key[0]
+    return key
+
+
+@needs_c
+@given(st.data())
+def test_c_element_reads_are_the_python_reads(data):
+    dtype = data.draw(st.sampled_from(ALL_DTYPES))
+    value = data.draw(arrays(dtype, st.lists(st.integers(1, 4), min_size=0, max_size=3).map(tuple)))
+    key = data.draw(integer_keys(value.shape))
+    array = evaluated(value)
+    through_c = _read(la.Array.__getitem__, array, key)
+    assert through_c == _read(indexing.getitem, array, key)
+    if through_c[0] is Element:  # NumPy's own scalar, bit for bit
+        assert through_c[1:] == (value[key].dtype, (), np.asarray(value[key]).tobytes())
+
+
+@needs_c
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_c_element_conversions_are_the_python_conversions(dtype):
+    info = np.finfo(dtype) if np.issubdtype(dtype, np.inexact) else None
+    specials = [0, 1, -0.0, np.nan, np.inf, -np.inf, info.max, info.tiny] if info is not None else []
+    integer_limits = [np.iinfo(dtype).min, np.iinfo(dtype).max] if np.issubdtype(dtype, np.integer) else []
+    candidates = [0, 1, 3] + integer_limits + specials
+    with np.errstate(all="ignore"):
+        values = np.array(candidates, dtype=np.float64 if info is not None else object).astype(dtype)
+    array = evaluated(values)
+    for index in range(len(values)):
+        element = array[index]
+        assert type(element) is Element
+        for name, convert in (("__float__", float), ("__int__", int), ("__bool__", bool),
+                              ("__index__", operator.index)):
+            python_path = Element.__dict__[name].__wrapped__
+            got = outcome(lambda convert=convert: convert(element))
+            want = outcome(lambda p=python_path: p(element))
+            assert (type(got[0]), repr(got[0]), got[1]) == (type(want[0]), repr(want[0]), want[1])  # (NaN: repr)
+
+
+@needs_c
+def test_c_reads_of_an_element_written_in_place_see_its_new_value():
+    array = evaluated(np.array([1.5, 2.5]))
+    element = array[0]
+    view = element[...]  # viewed: `+=` can no longer swap the scalar, so the element becomes a graph
+    element += 1
+    assert element._value is None  # the C path leaves it to the Python one
+    assert (float(element), int(element), bool(element)) == (2.5, 2, True)
+    assert float(view) == 2.5 and float(array[0]) == 1.5
+
+
+@needs_c
+def test_c_element_reads_leak_no_references():
+    import sys
+
+    array = evaluated(np.arange(100.0))
+    buffer = array._node._bound
+    before = (sys.getrefcount(array), sys.getrefcount(buffer), sys.getrefcount(Element), sys.getrefcount(None))
+    total = 0.0
+    for _ in range(3):
+        for index in range(100):
+            total += float(array[index]) + int(array[index]) + bool(array[index])
+        for index in range(-100, 100, 7):
+            _read(la.Array.__getitem__, array, (index, 0))  # IndexError: the Python path's message
+    after = (sys.getrefcount(array), sys.getrefcount(buffer), sys.getrefcount(Element), sys.getrefcount(None))
+    assert before[:3] == after[:3] and abs(before[3] - after[3]) < 50  # (None: other code may hold some)
+    assert total == 3 * (2 * sum(range(100)) + 99)
+
+
+def test_c_element_reads_can_be_turned_off():
+    import subprocess
+    import sys
+
+    script = ("import lazyarr as la, numpy as np; x = la.asarray(np.arange(3.0)).eval(); "
+              "print(type(la.Array.__dict__['__getitem__']).__name__, float(x[2]))")
+    for flag, kind in (("--c_element_reads=false", "function"), ("", "FastSlot" if C_BUILT else "function")):
+        env = {**__import__("os").environ, "LAZYARR_FLAGS": flag}
+        printed = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        assert printed.stdout.split() == [kind, "2.0"]
+
+
+def test_the_c_extension_is_built_where_a_compiler_is():
+    """An install on a machine with a C compiler builds it (setup.py): a failed build would
+    silently make every element read several times slower."""
+    import shutil
+    import sysconfig
+
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}) here: lazyarr runs its Python element reads")
+    assert C_BUILT
