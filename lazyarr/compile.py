@@ -29,6 +29,11 @@ from .persistent_cache import clear_persistent_cache
 from .shapes import SYMBOLIC_SIZE_BASE
 from .symbolic_sizes import symbolize
 
+try:  # the optional C extension (setup.py): linearize's walk without a Python frame per node
+    from . import _graph_walk
+except ImportError:  # built without a C compiler: python_linearize walks
+    _graph_walk = None
+
 BufferLookup = Callable[[Instruction], "np.ndarray | None"]
 
 
@@ -56,7 +61,35 @@ def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scala
     recomputed. With `lift_scalars`, scalar constants other than _SPECIALIZED_SCALARS are
     leaves holding their value; with `lift_constants`, so are constants larger than a kernel
     inlines. Leaves are numbered in the order the walk meets them (the module's parameters).
+
+    The walk is the C extension's (`_graph_walk.c`, ~10x faster) where it is built, else
+    `python_linearize`: the same loop, the same result; what is more than graph structure
+    (which bound nodes and constants are leaves: `_leaf_decision`) is Python in both.
     """
+    if _graph_walk is None or not _flags.FLAGS.c_extensions:
+        return python_linearize(outputs, bound, lift_scalars=lift_scalars, lift_constants=lift_constants)
+    if bound is _BOUND_BUFFER:
+        decide = _DECISIONS[lift_constants]
+    else:
+        def decide(node, buffer):
+            return _leaf_decision(node, buffer, bound, lift_constants)
+    return Linearized(*_graph_walk.walk(outputs, None if bound is _BOUND_BUFFER else bound, decide, lift_scalars))
+
+
+def _leaf_decision(node: Instruction, buffer, bound: BufferLookup, lift_constants: bool):
+    """The leaf buffer of a node the walk asks about (None: walk its operands): a bound node
+    with operands (`buffer`: its value) unless it is better recomputed (`_recomputed_view`),
+    or a constant (`buffer` None) lifted to a runtime parameter."""
+    if buffer is not None:
+        return None if _recomputed_view(node, buffer, bound) else buffer
+    if lift_constants and node.size > _LIFTED_CONSTANT_ELEMENTS:
+        return node.attr("literal").array
+    return _lifted_scalar(node)
+
+
+def python_linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scalars: bool = True,
+                     lift_constants: bool = False) -> Linearized:
+    """linearize's walk in Python (where the C extension is not built; its reference in tests)."""
     # Keyed by the nodes themselves (Instruction hashes by identity; no `id()` calls).
     position: dict[Instruction, int] = {}
     nodes: list[Instruction] = []
@@ -177,6 +210,12 @@ def _lifted_scalar(node: Instruction) -> np.ndarray | None:
 # (a mask's nonzero positions, each iteration of k-means) reuses one executable.
 _LIFTED_CONSTANT_ELEMENTS = FusionPolicy.max_constant_elements
 _CONSTANT, _PARAMETER = get_op("constant"), get_op("parameter")
+# The leaf decisions of the usual lookup (the nodes' own `_bound`), without and with lifting constants.
+_DECISIONS = (lambda node, buffer: _leaf_decision(node, buffer, _BOUND_BUFFER, False),
+              lambda node, buffer: _leaf_decision(node, buffer, _BOUND_BUFFER, True))
+if _graph_walk is not None:
+    _graph_walk.configure(Instruction, Instruction.operands, Instruction._identity, Instruction._bound,
+                          Instruction.op, Instruction.shape, Instruction.dtype, _CONSTANT, _PARAMETER)
 # Ops that only rearrange (NumPy's views): a held one of a value needing no computing is
 # recomputed, never kept (_kept_positions, _views_a_value).
 _VIEW_OPS = frozenset(get_op(name) for name in ("slice", "reshape", "broadcast", "transpose", "reverse"))

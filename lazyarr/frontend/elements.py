@@ -131,11 +131,11 @@ def accelerated(kind: str, function):
     """`function` (the Python implementation of a `kind` read: "getitem", "float", "int", "bool",
     "index") as the C extension's FastSlot, which does the common case itself (an evaluated host
     buffer read with integers; an element holding a real NumPy scalar) and calls `function` for
-    the rest; `function` itself where the extension is not built or --c_element_reads=false.
+    the rest; `function` itself where the extension is not built or --c_extensions=false.
 
     A Python `__getitem__` or `__float__` costs a frame and its bytecode per read, several times
     NumPy's whole read: `float(x[i])` 395 -> 150 ns on the 2-core box (NumPy: 77 ns)."""
-    if _element_reads is None or not _flags.FLAGS.c_element_reads:
+    if _element_reads is None or not _flags.FLAGS.c_extensions:
         return function
     return _element_reads.FastSlot(kind, function)
 

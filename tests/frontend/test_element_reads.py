@@ -293,7 +293,7 @@ def test_c_element_reads_can_be_turned_off():
 
     script = ("import lazyarr as la, numpy as np; x = la.asarray(np.arange(3.0)).eval(); "
               "print(type(la.Array.__dict__['__getitem__']).__name__, float(x[2]))")
-    for flag, kind in (("--c_element_reads=false", "function"), ("", "FastSlot" if C_BUILT else "function")):
+    for flag, kind in (("--c_extensions=false", "function"), ("", "FastSlot" if C_BUILT else "function")):
         env = {**__import__("os").environ, "LAZYARR_FLAGS": flag}
         printed = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
         assert printed.stdout.split() == [kind, "2.0"]

@@ -1,0 +1,351 @@
+/* The compile driver's graph walk in C: compile.linearize's loop without a Python frame per node.
+
+Every evaluation walks the pending part of its graph once (compile.py: `linearize`) to find its
+leaves and the structural signature that keys the executable cache. In Python that walk costs
+~0.4-0.7 us a node, the largest single cost of evaluating a small graph (a solver's convergence
+test each iteration, a loop's cut). `walk` is the same loop: the same post order (leftmost
+operand first), the same leaves, the same signature tuples. What is not plain graph structure
+stays in Python: `decide(node, buffer)` says whether a bound node with operands is a leaf (a
+strided view is recomputed instead) and which constants become runtime parameters, and a
+`bound` other than the nodes' own `_bound` field is called as given.
+
+`configure(...)` hands over the Instruction class, its slot descriptors and the constant and
+parameter ops; compile.py chooses this walk or its Python twin (when the extension is not built).
+*/
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include "structmember.h"
+
+static PyTypeObject *instruction_type;
+static Py_ssize_t operands_offset, identity_offset, bound_offset, op_offset, shape_offset, dtype_offset;
+static PyObject *constant_op, *parameter_op;
+static PyObject *configured; /* configure's arguments: keeps what the pointers above borrow alive */
+
+#define SLOT(object, offset) (*(PyObject **)((char *)(object) + (offset)))
+
+typedef struct {
+    PyObject *node; /* a strong reference */
+    int expanded;   /* its operands are placed: its signature entry comes next */
+} Entry;
+
+typedef struct {
+    Entry *entries;
+    Py_ssize_t count, capacity;
+} Stack;
+
+static int
+push(Stack *stack, PyObject *node, int expanded)
+{
+    if (stack->count == stack->capacity) {
+        Py_ssize_t capacity = stack->capacity ? 2 * stack->capacity : 64;
+        Entry *entries = PyMem_Realloc(stack->entries, capacity * sizeof(Entry));
+        if (entries == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        stack->entries = entries;
+        stack->capacity = capacity;
+    }
+    stack->entries[stack->count].node = Py_NewRef(node);
+    stack->entries[stack->count].expanded = expanded;
+    stack->count++;
+    return 0;
+}
+
+static void
+clear_stack(Stack *stack)
+{
+    while (stack->count) {
+        Py_DECREF(stack->entries[--stack->count].node);
+    }
+    PyMem_Free(stack->entries);
+}
+
+/* A field of an Instruction (a slot always set on made instructions); NULL with an error if unset. */
+static PyObject *
+field(PyObject *node, Py_ssize_t offset, const char *name)
+{
+    PyObject *value = SLOT(node, offset);
+    if (value == NULL) {
+        PyErr_Format(PyExc_AttributeError, "walk: an instruction without its %s field", name);
+    }
+    return value;
+}
+
+/* Place `node` next: its position in `positions`, appended to `nodes`. */
+static int
+place(PyObject *node, PyObject *positions, PyObject *nodes)
+{
+    PyObject *index = PyLong_FromSsize_t(PyList_GET_SIZE(nodes));
+    if (index == NULL) {
+        return -1;
+    }
+    int failed = PyDict_SetItem(positions, node, index) < 0 || PyList_Append(nodes, node) < 0;
+    Py_DECREF(index);
+    return failed ? -1 : 0;
+}
+
+/* (identity, operand positions...): an interior node's signature entry. */
+static PyObject *
+interior_entry(PyObject *node, PyObject *positions)
+{
+    PyObject *operands = field(node, operands_offset, "operands");
+    PyObject *identity = field(node, identity_offset, "_identity");
+    if (operands == NULL || identity == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(operands);
+    PyObject *entry = PyTuple_New(count + 1);
+    if (entry == NULL) {
+        return NULL;
+    }
+    PyTuple_SET_ITEM(entry, 0, Py_NewRef(identity));
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *position = PyDict_GetItemWithError(positions, PyTuple_GET_ITEM(operands, i));
+        if (position == NULL) {
+            if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_RuntimeError, "walk: an operand was not placed before its user");
+            }
+            Py_DECREF(entry);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(entry, i + 1, Py_NewRef(position));
+    }
+    return entry;
+}
+
+/* The buffer that makes `node` a leaf (a new reference; None: walk its operands), or NULL. */
+static PyObject *
+leaf_buffer(PyObject *node, PyObject *bound, PyObject *decide, int lift_scalars, Py_ssize_t operand_count)
+{
+    PyObject *buffer;
+    if (bound == Py_None) {
+        buffer = SLOT(node, bound_offset);
+        buffer = Py_NewRef(buffer == NULL ? Py_None : buffer);
+    }
+    else {
+        buffer = PyObject_CallOneArg(bound, node);
+        if (buffer == NULL) {
+            return NULL;
+        }
+    }
+    if (buffer != Py_None) {
+        if (operand_count == 0) {
+            return buffer;
+        }
+    }
+    else if (!lift_scalars || SLOT(node, op_offset) != constant_op) {
+        return buffer;
+    }
+    PyObject *decided = PyObject_CallFunctionObjArgs(decide, node, buffer, NULL);
+    Py_DECREF(buffer);
+    return decided;
+}
+
+static PyObject *
+walk(PyObject *module, PyObject *args)
+{
+    PyObject *outputs, *bound, *decide;
+    int lift_scalars;
+    if (!PyArg_ParseTuple(args, "OOOp:walk", &outputs, &bound, &decide, &lift_scalars)) {
+        return NULL;
+    }
+    if (configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "walk: configure() was not called");
+        return NULL;
+    }
+    PyObject *roots = PySequence_Fast(outputs, "walk: outputs must be a sequence");
+    if (roots == NULL) {
+        return NULL;
+    }
+    PyObject *positions = PyDict_New(), *nodes = PyList_New(0), *leaves = PyList_New(0);
+    PyObject *buffers = PyList_New(0), *signature = PyList_New(0), *result = NULL;
+    Stack stack = {NULL, 0, 0};
+    if (positions == NULL || nodes == NULL || leaves == NULL || buffers == NULL || signature == NULL) {
+        goto done;
+    }
+    Py_ssize_t root_count = PySequence_Fast_GET_SIZE(roots);
+    for (Py_ssize_t r = 0; r < root_count; r++) {
+        PyObject *root = PySequence_Fast_GET_ITEM(roots, r);
+        if (Py_TYPE(root) != instruction_type) {
+            PyErr_Format(PyExc_TypeError, "walk: outputs must be Instructions, not %.100s", Py_TYPE(root)->tp_name);
+            goto done;
+        }
+        if (push(&stack, root, 0) < 0) {
+            goto done;
+        }
+        while (stack.count) {
+            Entry top = stack.entries[--stack.count];
+            PyObject *node = top.node; /* owned from here */
+            if (top.expanded) {
+                PyObject *entry = interior_entry(node, positions);
+                int failed = entry == NULL || PyList_Append(signature, entry) < 0 || place(node, positions, nodes) < 0;
+                Py_XDECREF(entry);
+                Py_DECREF(node);
+                if (failed) {
+                    goto done;
+                }
+                continue;
+            }
+            int placed = PyDict_Contains(positions, node);
+            if (placed != 0) {
+                Py_DECREF(node);
+                if (placed < 0) {
+                    goto done;
+                }
+                continue;
+            }
+            PyObject *operands = field(node, operands_offset, "operands");
+            if (operands == NULL || !PyTuple_Check(operands)) {
+                if (operands != NULL) {
+                    PyErr_SetString(PyExc_TypeError, "walk: an instruction's operands must be a tuple");
+                }
+                Py_DECREF(node);
+                goto done;
+            }
+            Py_ssize_t operand_count = PyTuple_GET_SIZE(operands);
+            PyObject *buffer = leaf_buffer(node, bound, decide, lift_scalars, operand_count);
+            if (buffer == NULL) {
+                Py_DECREF(node);
+                goto done;
+            }
+            if (buffer == Py_None) {
+                Py_DECREF(buffer);
+                if (operand_count == 0 && SLOT(node, op_offset) == parameter_op) {
+                    PyErr_Format(PyExc_ValueError, "no buffer is bound to %R; it cannot be evaluated", node);
+                    Py_DECREF(node);
+                    goto done;
+                }
+                int failed = push(&stack, node, 1) < 0;
+                Py_DECREF(node); /* (the stack holds it) */
+                for (Py_ssize_t i = operand_count - 1; i >= 0 && !failed; i--) {
+                    PyObject *operand = PyTuple_GET_ITEM(operands, i);
+                    if (Py_TYPE(operand) != instruction_type) {
+                        PyErr_Format(PyExc_TypeError, "walk: operands must be Instructions, not %.100s",
+                                     Py_TYPE(operand)->tp_name);
+                        failed = 1;
+                        break;
+                    }
+                    int known = PyDict_Contains(positions, operand);
+                    failed = known < 0 || (known == 0 && push(&stack, operand, 0) < 0);
+                }
+                if (failed) {
+                    goto done;
+                }
+                continue;
+            }
+            PyObject *index = PyLong_FromSsize_t(PyList_GET_SIZE(nodes));
+            PyObject *shape = field(node, shape_offset, "shape"), *dtype = field(node, dtype_offset, "dtype");
+            PyObject *entry = shape && dtype ? PyTuple_Pack(3, shape, dtype, (PyObject *)Py_TYPE(buffer)) : NULL;
+            int failed = index == NULL || entry == NULL || PyList_Append(leaves, index) < 0
+                         || PyList_Append(buffers, buffer) < 0 || PyList_Append(signature, entry) < 0
+                         || place(node, positions, nodes) < 0;
+            Py_XDECREF(index);
+            Py_XDECREF(entry);
+            Py_DECREF(buffer);
+            Py_DECREF(node);
+            if (failed) {
+                goto done;
+            }
+        }
+    }
+    PyObject *root_positions = PyTuple_New(root_count);
+    if (root_positions == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < root_count; r++) {
+        PyObject *position = PyDict_GetItemWithError(positions, PySequence_Fast_GET_ITEM(roots, r));
+        if (position == NULL) {
+            if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_RuntimeError, "walk: an output was not placed");
+            }
+            Py_DECREF(root_positions);
+            goto done;
+        }
+        PyTuple_SET_ITEM(root_positions, r, Py_NewRef(position));
+    }
+    PyObject *signature_tuple = PyList_AsTuple(signature);
+    if (signature_tuple == NULL) {
+        Py_DECREF(root_positions);
+        goto done;
+    }
+    result = PyTuple_Pack(5, nodes, leaves, buffers, signature_tuple, root_positions);
+    Py_DECREF(signature_tuple);
+    Py_DECREF(root_positions);
+done:
+    clear_stack(&stack);
+    Py_DECREF(roots);
+    Py_XDECREF(positions);
+    Py_XDECREF(nodes);
+    Py_XDECREF(leaves);
+    Py_XDECREF(buffers);
+    Py_XDECREF(signature);
+    return result;
+}
+
+static int
+slot_offset(PyObject *descriptor, const char *what, Py_ssize_t *offset)
+{
+    if (!Py_IS_TYPE(descriptor, &PyMemberDescr_Type)
+        || ((PyMemberDescrObject *)descriptor)->d_member->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "configure: %s must be a __slots__ member descriptor, not %R", what,
+                     descriptor);
+        return -1;
+    }
+    *offset = ((PyMemberDescrObject *)descriptor)->d_member->offset;
+    return 0;
+}
+
+static PyObject *
+configure(PyObject *module, PyObject *args)
+{
+    PyObject *instruction, *operands, *identity, *bound, *op, *shape, *dtype, *constant, *parameter;
+    if (!PyArg_ParseTuple(args, "O!OOOOOOOO:configure", &PyType_Type, &instruction, &operands, &identity, &bound,
+                          &op, &shape, &dtype, &constant, &parameter)) {
+        return NULL;
+    }
+    Py_ssize_t offsets[6];
+    if (slot_offset(operands, "the operands slot", &offsets[0]) < 0
+        || slot_offset(identity, "the _identity slot", &offsets[1]) < 0
+        || slot_offset(bound, "the _bound slot", &offsets[2]) < 0
+        || slot_offset(op, "the op slot", &offsets[3]) < 0
+        || slot_offset(shape, "the shape slot", &offsets[4]) < 0
+        || slot_offset(dtype, "the dtype slot", &offsets[5]) < 0) {
+        return NULL;
+    }
+    Py_XSETREF(configured, Py_NewRef(args));
+    instruction_type = (PyTypeObject *)instruction;
+    operands_offset = offsets[0];
+    identity_offset = offsets[1];
+    bound_offset = offsets[2];
+    op_offset = offsets[3];
+    shape_offset = offsets[4];
+    dtype_offset = offsets[5];
+    constant_op = constant;
+    parameter_op = parameter;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"configure", configure, METH_VARARGS,
+     PyDoc_STR("configure(instruction_class, operands_slot, identity_slot, bound_slot, op_slot, shape_slot, "
+               "dtype_slot, constant_op, parameter_op)")},
+    {"walk", walk, METH_VARARGS,
+     PyDoc_STR("walk(outputs, bound, decide, lift_scalars) -> (nodes, leaf_positions, buffers, signature, roots): "
+               "compile.linearize's walk (bound None: the nodes' own _bound field)")},
+    {NULL},
+};
+
+static struct PyModuleDef module_definition = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "lazyarr._graph_walk",
+    .m_doc = PyDoc_STR("The compile driver's graph walk in C (see compile.linearize)."),
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__graph_walk(void)
+{
+    return PyModule_Create(&module_definition);
+}

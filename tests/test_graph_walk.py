@@ -1,0 +1,131 @@
+"""The compile driver's graph walk in C (`lazyarr/_graph_walk.c`) is `python_linearize`.
+
+`compile.linearize` walks every evaluation's graph; where the C extension is built it is the C
+loop, else the Python one. The two must give the same nodes in the same order, the same
+leaves and buffers (the same objects), the same signature (the executable cache's key) and
+the same errors, on any graph: random graphs of shared subexpressions, bound interior nodes,
+strided views of evaluated arrays (recomputed, not read), scalar and large constants (lifted
+or not), and a lookup other than the nodes' own `_bound`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import lazyarr as la
+from lazyarr import compile as compile_driver
+from lazyarr.hlo import bound_buffer, make
+from lazyarr.hlo.instruction import fresh_parameter
+
+C_BUILT = compile_driver._graph_walk is not None
+needs_c = pytest.mark.skipif(not C_BUILT, reason="the C extension is not built here (no C compiler at install)")
+
+
+def assert_same_walk(outputs, bound, **options):
+    got = compile_driver.linearize(outputs, bound, **options)
+    want = compile_driver.python_linearize(outputs, bound, **options)
+    assert len(got.nodes) == len(want.nodes) and all(a is b for a, b in zip(got.nodes, want.nodes))
+    assert len(got.buffers) == len(want.buffers) and all(a is b for a, b in zip(got.buffers, want.buffers))
+    assert (got.leaf_positions, got.signature, got.roots) == (want.leaf_positions, want.signature, want.roots)
+    return got
+
+
+@st.composite
+def graphs(draw):
+    """Outputs of a random graph of lazy arrays: evaluated leaves, their strided views, Python
+    scalars (specialized ones such as 1 and 0.5, and others), large constants, shared
+    subexpressions, and interior values evaluated on the way (bound nodes with operands)."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    values = [la.asarray(rng.standard_normal((6, 6)).astype(np.float32)).eval() for _ in range(draw(st.integers(1, 3)))]
+    values.append(values[0][1:, ::2][:3, :3].reshape(3, 3)[None].reshape(3, 3) if draw(st.booleans()) else values[0])
+    pool = [value[:3, :3] if value.shape != (3, 3) else value for value in values]
+    for _ in range(draw(st.integers(1, 14))):
+        kind = draw(st.sampled_from(["add", "multiply", "exp", "negate", "scalar", "constant", "evaluate", "view"]))
+        first = draw(st.sampled_from(pool))
+        if kind == "add":
+            pool.append(first + draw(st.sampled_from(pool)))
+        elif kind == "multiply":
+            pool.append(first * draw(st.sampled_from(pool)))
+        elif kind == "exp":
+            pool.append(la.exp(first))
+        elif kind == "negate":
+            pool.append(-first)
+        elif kind == "scalar":
+            pool.append(first * draw(st.sampled_from([0, 1, 2, 0.5, -1, 0.25, 3.5, -0.0])))
+        elif kind == "constant":
+            pool.append(first + la.asarray(np.arange(9, dtype=np.float32).reshape(3, 3)))
+        elif kind == "evaluate":
+            pool.append((first + 1).eval() + first)
+        else:
+            big = la.asarray(rng.standard_normal((5, 5)).astype(np.float32)).eval()
+            pool.append(first + big[1:4, ::2][:, :1] + big[::2, 1:4][:3])  # strided views, bound
+    count = draw(st.integers(1, 3))
+    return [array._node for array in draw(st.permutations(pool))[:count]]
+
+
+@needs_c
+@given(graphs(), st.booleans(), st.booleans())
+def test_the_c_walk_is_the_python_walk(outputs, lift_scalars, lift_constants):
+    assert_same_walk(outputs, bound_buffer, lift_scalars=lift_scalars, lift_constants=lift_constants)
+
+
+@needs_c
+@given(graphs())
+def test_the_c_walk_calls_another_lookup_as_given(outputs):
+    seen = []
+
+    def lookup(node):  # the nodes' own buffers, except that nothing with operands counts as bound
+        seen.append(node)
+        return None if node.operands else node._bound
+
+    got = assert_same_walk(outputs, lookup, lift_constants=True)
+    assert set(map(id, seen)) >= set(map(id, got.nodes))
+
+
+@needs_c
+def test_the_c_walk_raises_the_python_walks_errors():
+    unbound = make("parameter", number=7, shape=(2,), dtype=np.dtype(np.float32))
+    graph = make("negate", [unbound])
+    for walk in (compile_driver.linearize, compile_driver.python_linearize):
+        with pytest.raises(ValueError, match="no buffer is bound to .*; it cannot be evaluated"):
+            walk([graph], bound_buffer)
+
+    def failing(node):
+        raise KeyError("the lookup's own error")
+
+    with pytest.raises(KeyError, match="own error"):
+        compile_driver.linearize([graph], failing)
+    with pytest.raises(TypeError, match="Instructions"):
+        compile_driver.linearize([np.zeros(2)], bound_buffer)
+
+
+@needs_c
+def test_the_c_walk_takes_deep_graphs_and_leaks_nothing():
+    buffer = np.arange(4.0)
+    leaf = fresh_parameter((4,), np.dtype(np.float64), bound=buffer)
+    node = leaf
+    for step in range(20_000):  # a chain far deeper than any recursion limit
+        node = make("negate", [node]) if step % 2 else make("add", [node, leaf])
+    before = (sys.getrefcount(leaf), sys.getrefcount(buffer), sys.getrefcount(node))
+    for _ in range(3):
+        got = assert_same_walk([node, leaf], bound_buffer)
+        del got
+    assert (sys.getrefcount(leaf), sys.getrefcount(buffer), sys.getrefcount(node)) == before
+    assert la.Array(node).shape == (4,)
+
+
+def test_evaluations_give_the_same_values_with_the_c_extensions_off():
+    import os
+    import subprocess
+
+    script = ("import numpy as np, lazyarr as la; u = la.asarray(np.arange(36.0).reshape(6, 6)).eval(); "
+              "v = la.exp(u[1:, ::2] * 0.25) + u[:-1, 1::2] - 3.5; print(float(v.sum()), float(la.max(v)))")
+    printed = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                              env={**os.environ, "LAZYARR_FLAGS": flag}).stdout
+               for flag in ("", "--c_extensions=false")]
+    assert printed[0] == printed[1] and printed[0].strip()
