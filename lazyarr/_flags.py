@@ -26,7 +26,7 @@ class Flags:
     max_pending_depth: int = 256         # evaluate pending work when a chain of recorded ops gets this long; 0: never
     persistent_cache: bool = True        # keep compiled kernels on disk (LAZYARR_CACHE_DIR) for later processes
     compile_workers: int = -1            # helper processes compiling kernels beside this one; -1: cores - 1 (1 to 4)
-    c_extensions: bool = True            # the C extensions where built: element reads (elements.py), graph walk (compile.py)
+    c_extensions: bool = True            # the C extensions where built (fast_paths.py, compile.py graph walk)
 
 
 _BOOLEAN_TRUE = {"", "1", "true", "yes", "on"}

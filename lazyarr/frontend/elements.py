@@ -17,19 +17,13 @@ import operator
 
 import numpy as np
 
-from .. import _flags, dtypes
-from ..hlo import Instruction
+from .. import dtypes
 from .array import Array, leaf_for
-
-try:  # the optional C extension (setup.py): the same reads without a Python frame
-    from . import _element_reads
-except ImportError:  # built without a C compiler: the Python code below does it all
-    _element_reads = None
 
 _PYTHON_SCALARS = (bool, int, float, complex)
 # NumPy's scalar types of every non-complex lazyarr dtype: `float()` of them is NumPy's conversion.
-_REAL_SCALAR_TYPES = frozenset(np.dtype(dtype).type for dtype in dtypes.ALL if np.dtype(dtype).kind != "c")
-_INTEGER_SCALAR_TYPES = frozenset(np.dtype(dtype).type for dtype in dtypes.ALL if np.dtype(dtype).kind in "iu")
+REAL_SCALAR_TYPES = frozenset(np.dtype(dtype).type for dtype in dtypes.ALL if np.dtype(dtype).kind != "c")
+INTEGER_SCALAR_TYPES = frozenset(np.dtype(dtype).type for dtype in dtypes.ALL if np.dtype(dtype).kind in "iu")
 
 # NumPy's scalar operators run the same loops as its ufuncs, in a tenth of the time.
 _OPERATORS = {
@@ -88,7 +82,7 @@ class Element(Array):
 
     def __float__(self) -> float:
         value = self._value
-        if type(value) in _REAL_SCALAR_TYPES:
+        if type(value) in REAL_SCALAR_TYPES:
             return float(value)
         return Array.__float__(self)  # written in place, or complex: Python's TypeError, as for arrays
 
@@ -125,32 +119,6 @@ class Element(Array):
     def item(self, *args):
         value = self._value
         return value.item() if value is not None and not args else Array.item(self, *args)
-
-
-def accelerated(kind: str, function):
-    """`function` (the Python implementation of a `kind` read: "getitem", "float", "int", "bool",
-    "index") as the C extension's FastSlot, which does the common case itself (an evaluated host
-    buffer read with integers; an element holding a real NumPy scalar) and calls `function` for
-    the rest; `function` itself where the extension is not built or --c_extensions=false.
-
-    A Python `__getitem__` or `__float__` costs a frame and its bytecode per read, several times
-    NumPy's whole read: `float(x[i])` 395 -> 150 ns on the 2-core box (NumPy: 77 ns)."""
-    if _element_reads is None or not _flags.FLAGS.c_extensions:
-        return function
-    return _element_reads.FastSlot(kind, function)
-
-
-def _accelerate_conversions() -> None:
-    """Element's conversions through the C extension, and the offsets and types it reads."""
-    if _element_reads is None:
-        return
-    _element_reads.configure(
-        Array, Element, Instruction, np.ndarray, Array._node, Instruction._bound,  # (the slots' descriptors)
-        Element._value, Element._leaf, Array._base, Array._views,
-        tuple(_REAL_SCALAR_TYPES), tuple(_INTEGER_SCALAR_TYPES))
-    for kind in ("float", "int", "bool", "index"):
-        name = f"__{kind}__"
-        setattr(Element, name, accelerated(kind, Element.__dict__[name]))
 
 
 def compute(ufunc: np.ufunc, operands) -> Element | None:
@@ -210,5 +178,3 @@ def _silently(function, values):
 # state in force the one that ignores all errors (keeping the state's other settings).
 _ERROR_STATE = getattr(getattr(np, "_core", None) and getattr(np._core, "umath", None), "_extobj_contextvar", None)
 _IGNORING: dict = {}
-
-_accelerate_conversions()

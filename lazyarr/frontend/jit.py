@@ -43,7 +43,7 @@ from ..compile import SizedExecutable, backend_for, build_module, cache_info, co
 from ..hlo import Computation, Module, constant, remake, replace_all
 from ..hlo.text import print_module
 from ..introspection import explanation_for
-from . import pytree, tracing
+from . import fast_paths, pytree, tracing
 from .array import Array, evaluate_arrays, leaf_for
 from .core import as_array
 from .jit_signature import (
@@ -211,7 +211,7 @@ class JittedFunction:
             return self._inline(args, kwargs)
         last = self._last
         if last is not None and not kwargs and last[0] is _flags.FLAGS:
-            buffers = _host_buffers_of_layouts(args, last[1])
+            buffers = _host_buffers(args, last[1])
             if buffers is not None:
                 self._hits += 1
                 return last[2].run(buffers, ())
@@ -333,9 +333,10 @@ class JittedFunction:
         self._last = None
 
 
-def _host_buffers_of_layouts(args: tuple, layouts: tuple) -> list | None:
+def host_buffers_of_layouts(args: tuple, layouts: tuple) -> list | None:
     """The buffers of `args` when each is an evaluated host lazyarr array of the shape and
-    dtype `layouts` lists in order (the last call's signature), else None."""
+    dtype `layouts` lists in order (the last call's signature), else None. (`_host_buffers`:
+    this, or the same in C: fast_paths.py.)"""
     if len(args) != len(layouts):
         return None
     buffers = []
@@ -348,6 +349,9 @@ def _host_buffers_of_layouts(args: tuple, layouts: tuple) -> list | None:
             return None
         buffers.append(buffer)
     return buffers
+
+
+_host_buffers = fast_paths.host_buffers(host_buffers_of_layouts)
 
 
 def _all_lazyarr_host(args: tuple) -> bool:

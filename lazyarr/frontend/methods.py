@@ -12,8 +12,8 @@ import sys
 import numpy as np
 
 from . import (
-    elements,
     elementwise,
+    fast_paths,
     flat_indexing,
     indexing,
     indexing_take,
@@ -290,7 +290,7 @@ def _bind_methods():
     Array.conj = Array.conjugate = _conjugate_method
     Array.copy = _copy_method
     Array.hlo = _hlo
-    Array.__getitem__ = elements.accelerated("getitem", indexing.getitem)
+    Array.__getitem__ = indexing.getitem
     Array.__setitem__ = _setitem
     Array.real = property(elementwise.real)
     Array.imag = property(elementwise.imag)
@@ -304,3 +304,4 @@ def _bind_protocols():
 _bind_operators()
 _bind_methods()
 _bind_protocols()
+fast_paths.install()  # (last: it wraps what the above bound)

@@ -188,11 +188,10 @@ def test_a_negative_integer_element_as_exponent_of_an_integer_base_raises_as_num
     assert np.asarray(evaluated(np.array([2.0]))[0] ** exponent) == 0.5  # a float base is fine
 
 
-# -- the C extension (lazyarr/frontend/_element_reads.c) against the Python path it stands for ----
-from lazyarr.frontend import elements as element_module  # noqa: E402
-from lazyarr.frontend import indexing  # noqa: E402
+# -- the C extension (lazyarr/frontend/_fast_paths.c) against the Python path it stands for ----
+from lazyarr.frontend import fast_paths, indexing  # noqa: E402
 
-C_BUILT = element_module._element_reads is not None and type(la.Array.__dict__["__getitem__"]).__name__ == "FastSlot"
+C_BUILT = fast_paths.ENABLED and type(la.Array.__dict__["__getitem__"]).__name__ == "FastSlot"
 needs_c = pytest.mark.skipif(not C_BUILT, reason="the C extension is not built here (no C compiler at install)")
 
 
@@ -309,3 +308,34 @@ def test_the_c_extension_is_built_where_a_compiler_is():
     if shutil.which(compiler) is None:
         pytest.skip(f"no C compiler ({compiler}) here: lazyarr runs its Python element reads")
     assert C_BUILT
+
+
+@needs_c
+@given(st.data())
+def test_c_jit_argument_buffers_are_the_python_ones(data):
+    """`host_buffers` (C) against jit.py's `host_buffers_of_layouts`: a jitted call's quick
+    path takes evaluated host arrays of exactly the last call's shapes and dtypes, nothing else."""
+    from lazyarr.frontend import jit as jit_module
+
+    def argument(draw_shape, dtype):
+        kind = data.draw(st.sampled_from(["evaluated", "pending", "numpy", "element", "scalar"]))
+        value = np.zeros(draw_shape, dtype)
+        if kind == "evaluated":
+            return evaluated(value)
+        if kind == "pending":
+            return la.asarray(value) + 1
+        if kind == "element":
+            return evaluated(np.zeros(3, dtype))[1]
+        return value if kind == "numpy" else 1.5
+
+    shapes = [data.draw(st.sampled_from([(), (2,), (3,), (2, 3)])) for _ in range(data.draw(st.integers(0, 3)))]
+    dtypes = [data.draw(st.sampled_from([np.float32, np.float64, np.int32])) for _ in shapes]
+    layouts = tuple((shape, np.dtype(dtype)) for shape, dtype in zip(shapes, dtypes))
+    args = tuple(argument(data.draw(st.sampled_from([shape, (4,)])), data.draw(st.sampled_from([dtype, np.int8])))
+                 for shape, dtype in zip(shapes, dtypes))
+    if data.draw(st.booleans()):
+        args = args + (evaluated(np.zeros(2)),)  # one argument more than the layouts
+    got, want = jit_module._host_buffers(args, layouts), jit_module.host_buffers_of_layouts(args, layouts)
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert len(got) == len(want) and all(a is b for a, b in zip(got, want))

@@ -1,4 +1,5 @@
-/* Element reads in C: `x[i]`, `x[i, j]`, `float(e)`, `int(e)`, `bool(e)`, `operator.index(e)`.
+/* Frontend fast paths in C: element reads (`x[i]`, `x[i, j]`, `float(e)`, `int(e)`, `bool(e)`,
+`operator.index(e)`) and the buffers of a jitted call's arguments.
 
 A loop that reads evaluated results one element at a time (`total += float(x[i])`) runs NumPy's
 scalar code in NumPy; in lazyarr each read is `Array.__getitem__` and the element's `__float__`,
@@ -11,9 +12,13 @@ everything else, with the same arguments. Results and errors are the Python path
 path only ever returns what that path would build (an Element holding NumPy's own scalar), and
 any doubt (an IndexError, a view, another type) is left to it.
 
-`configure(...)` hands over the classes and the slot descriptors whose offsets the fast path
-reads; until it is called every FastSlot calls its fallback. The module is optional: without a
-C compiler lazyarr runs the same Python code (elements.py chooses).
+`host_buffers(args, layouts)` is jit.py's `_host_buffers_of_layouts`: a jitted function called
+again with evaluated host arrays of its last call's shapes and dtypes runs at once on their
+buffers (W5: the whole call is ~4 us, and that check was 0.55 of them).
+
+`configure(...)` hands over the classes and the slot descriptors whose offsets the fast paths
+read; until it is called every FastSlot calls its fallback. The module is optional: without a
+C compiler lazyarr runs the same Python code (fast_paths.py chooses).
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -23,6 +28,7 @@ C compiler lazyarr runs the same Python code (elements.py chooses).
    configure's arguments, kept alive by the references held below). */
 static PyTypeObject *array_type, *element_type, *instruction_type, *ndarray_type;
 static Py_ssize_t node_offset, bound_offset, value_offset, leaf_offset, base_offset, views_offset;
+static Py_ssize_t shape_offset, dtype_offset;
 static PyObject *configured;  /* the tuple of configure's arguments: keeps them alive */
 #define MOST_SCALAR_TYPES 32
 static PyTypeObject *real_types[MOST_SCALAR_TYPES], *integer_types[MOST_SCALAR_TYPES];
@@ -257,7 +263,7 @@ static PyMemberDef fast_slot_members[] = {
 
 static PyTypeObject FastSlotType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "lazyarr.frontend._element_reads.FastSlot",
+    .tp_name = "lazyarr.frontend._fast_paths.FastSlot",
     .tp_doc = PyDoc_STR("FastSlot(kind, fallback): a method whose common case runs in C (see the module)."),
     .tp_basicsize = sizeof(FastSlot),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_METHOD_DESCRIPTOR | Py_TPFLAGS_HAVE_VECTORCALL,
@@ -309,17 +315,18 @@ type_list(PyObject *types, PyTypeObject **out, Py_ssize_t *count, const char *wh
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *array, *element, *instruction, *ndarray, *node, *bound, *value, *leaf, *base, *views, *reals, *integers;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOOO!O!:configure", &PyType_Type, &array, &PyType_Type, &element,
+    PyObject *array, *element, *instruction, *ndarray, *node, *bound, *value, *leaf, *base, *views, *shape, *dtype;
+    PyObject *reals, *integers;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOOOOO!O!:configure", &PyType_Type, &array, &PyType_Type, &element,
                           &PyType_Type, &instruction, &PyType_Type, &ndarray, &node, &bound, &value, &leaf, &base,
-                          &views, &PyTuple_Type, &reals, &PyTuple_Type, &integers)) {
+                          &views, &shape, &dtype, &PyTuple_Type, &reals, &PyTuple_Type, &integers)) {
         return NULL;
     }
     if (!PyType_IsSubtype((PyTypeObject *)element, (PyTypeObject *)array)) {
         PyErr_SetString(PyExc_TypeError, "configure: the element class must subclass the array class");
         return NULL;
     }
-    Py_ssize_t offsets[6];
+    Py_ssize_t offsets[8];
     PyTypeObject *reals_read[MOST_SCALAR_TYPES], *integers_read[MOST_SCALAR_TYPES];
     Py_ssize_t real_read, integer_read;
     if (slot_offset(node, "the array's _node", &offsets[0]) < 0
@@ -328,6 +335,8 @@ configure(PyObject *module, PyObject *args)
         || slot_offset(leaf, "the element's _leaf", &offsets[3]) < 0
         || slot_offset(base, "the array's _base", &offsets[4]) < 0
         || slot_offset(views, "the array's _views", &offsets[5]) < 0
+        || slot_offset(shape, "the instruction's shape", &offsets[6]) < 0
+        || slot_offset(dtype, "the instruction's dtype", &offsets[7]) < 0
         || type_list(reals, reals_read, &real_read, "the real scalar types") < 0
         || type_list(integers, integers_read, &integer_read, "the integer scalar types") < 0) {
         return NULL;
@@ -343,6 +352,8 @@ configure(PyObject *module, PyObject *args)
     leaf_offset = offsets[3];
     base_offset = offsets[4];
     views_offset = offsets[5];
+    shape_offset = offsets[6];
+    dtype_offset = offsets[7];
     memcpy(real_types, reals_read, sizeof(reals_read));
     memcpy(integer_types, integers_read, sizeof(integers_read));
     real_count = real_read;
@@ -350,23 +361,66 @@ configure(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* jit.py's _host_buffers_of_layouts: a list of the buffers, or None. */
+static PyObject *
+host_buffers(PyObject *module, PyObject *args)
+{
+    PyObject *arguments, *layouts;
+    if (!PyArg_ParseTuple(args, "O!O!:host_buffers", &PyTuple_Type, &arguments, &PyTuple_Type, &layouts)) {
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(arguments);
+    if (configured == NULL || count != PyTuple_GET_SIZE(layouts)) {
+        Py_RETURN_NONE;
+    }
+    PyObject *buffers = PyList_New(count);
+    if (buffers == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *argument = PyTuple_GET_ITEM(arguments, i), *layout = PyTuple_GET_ITEM(layouts, i);
+        PyObject *node = Py_TYPE(argument) == array_type ? SLOT(argument, node_offset) : NULL;
+        PyObject *buffer = node != NULL && Py_TYPE(node) == instruction_type ? SLOT(node, bound_offset) : NULL;
+        if (buffer == NULL || Py_TYPE(buffer) != ndarray_type || !PyTuple_Check(layout) || PyTuple_GET_SIZE(layout) != 2
+            || SLOT(node, dtype_offset) != PyTuple_GET_ITEM(layout, 1)) {
+            Py_DECREF(buffers);
+            Py_RETURN_NONE;
+        }
+        PyObject *shape = SLOT(node, shape_offset);
+        int same = shape == NULL ? 0 : PyObject_RichCompareBool(shape, PyTuple_GET_ITEM(layout, 0), Py_EQ);
+        if (same != 1) {
+            Py_DECREF(buffers);
+            if (same < 0) {
+                return NULL;
+            }
+            Py_RETURN_NONE;
+        }
+        PyList_SET_ITEM(buffers, i, Py_NewRef(buffer));
+    }
+    return buffers;
+}
+
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(array_class, element_class, instruction_class, ndarray, node_slot, bound_slot, "
-               "value_slot, leaf_slot, base_slot, views_slot, real_scalar_types, integer_scalar_types)")},
+               "value_slot, leaf_slot, base_slot, views_slot, shape_slot, dtype_slot, real_scalar_types, "
+               "integer_scalar_types)")},
+    {"host_buffers", host_buffers, METH_VARARGS,
+     PyDoc_STR("host_buffers(args, layouts): the buffers of `args` when each is an evaluated host array "
+               "(exactly the array class) of the (shape, dtype) `layouts` lists in order, else None")},
     {NULL},
 };
 
 static struct PyModuleDef module_definition = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "lazyarr.frontend._element_reads",
-    .m_doc = PyDoc_STR("Element reads in C (see elements.py): FastSlot and configure."),
+    .m_name = "lazyarr.frontend._fast_paths",
+    .m_doc = PyDoc_STR("Frontend fast paths in C (see fast_paths.py): FastSlot, host_buffers, configure."),
     .m_size = -1,
     .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC
-PyInit__element_reads(void)
+PyInit__fast_paths(void)
 {
     if (PyType_Ready(&FastSlotType) < 0) {
         return NULL;
