@@ -12,7 +12,13 @@ everything else, with the same arguments. Results and errors are the Python path
 path only ever returns what that path would build (an Element holding NumPy's own scalar), and
 any doubt (an IndexError, a view, another type) is left to it.
 
-`host_buffers(args, layouts)` is jit.py's `_host_buffers_of_layouts`: a jitted function called
+`record_binary(name, x1, x2)` / `record_unary(name, x)` are elementwise.py's `python_binary` /
+`python_unary` where those take their memoized direct path (an operand signature seen before:
+one table lookup, the node from the intern table or made from the template, a new Array); they
+return None wherever the Python function would do anything else, and the Python function runs.
+Recording an op was ~1.5-2.8 us of Python, more than NumPy's whole op on small arrays.
+
+`host_buffers(args, layouts)` is jit.py's `host_buffers_of_layouts`: a jitted function called
 again with evaluated host arrays of its last call's shapes and dtypes runs at once on their
 buffers (W5: the whole call is ~4 us, and that check was 0.55 of them).
 
@@ -36,8 +42,19 @@ static Py_ssize_t real_count, integer_count;
 
 #define SLOT(object, offset) (*(PyObject **)((char *)(object) + (offset)))
 
-enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, KIND_COUNT };
-static const char *const kind_names[KIND_COUNT] = {"getitem", "float", "int", "bool", "index"};
+/* What configure_recording() gave (recording.configured: its arguments, kept alive). */
+static struct {
+    PyObject *configured;
+    PyObject *direct, *scalar_operands, *intern, *instruction_globals;  /* dicts */
+    PyObject *sweep, *broadcast_to, *scalar_operand, *holders_with, *track_pending;  /* callables */
+    PyObject *flags_module;
+    Py_ssize_t op, operands, attrs, attr_map, local, identity, depth, constant_only, holder;  /* offsets */
+} recording;
+static PyObject *sweep_at_name, *flags_name, *budget_name;
+
+enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, KIND_COUNT };
+static const char *const kind_names[KIND_COUNT] = {"getitem", "float", "int", "bool", "index",
+                                                   "binary", "reflected", "unary"};
 
 static int
 is_one_of(PyTypeObject *type, PyTypeObject *const *types, Py_ssize_t count)
@@ -121,10 +138,490 @@ element_value(PyObject *element, PyTypeObject *const *types, Py_ssize_t count)
     return value;
 }
 
+static int slot_offset(PyObject *descriptor, const char *what, Py_ssize_t *offset);
+
+/* -- recording: elementwise.py's direct path ------------------------------------------------ */
+
+/* The referent of a weak reference (a new reference), or NULL without an error when dead. */
+static PyObject *
+referent(PyObject *reference)
+{
+    if (!PyWeakref_CheckRef(reference)) {
+        return NULL;
+    }
+    PyObject *object = PyWeakref_GET_OBJECT(reference);
+    return object == Py_None ? NULL : Py_NewRef(object);
+}
+
+static int
+set_slot(PyObject *object, Py_ssize_t offset, PyObject *value)
+{
+    PyObject *old = SLOT(object, offset);
+    SLOT(object, offset) = Py_NewRef(value);
+    Py_XDECREF(old);
+    return 0;
+}
+
+/* hlo.instruction.make_like(template, *operands) with its _interned: the interned node of
+   `template`'s op over `operands`, made from the template's checked fields when new. */
+static PyObject *
+make_like(PyObject *template, PyObject *const *operands, Py_ssize_t count)
+{
+    if (!PyTuple_CheckExact(template) || PyTuple_GET_SIZE(template) != 6) {
+        PyErr_SetString(PyExc_SystemError, "record: a node template must be a 6-tuple");
+        return NULL;
+    }
+    PyObject *opdef = PyTuple_GET_ITEM(template, 0), *local = PyTuple_GET_ITEM(template, 1);
+    PyObject *identity = PyTuple_GET_ITEM(template, 2), *shape = PyTuple_GET_ITEM(template, 3);
+    PyObject *dtype = PyTuple_GET_ITEM(template, 4), *attr_map = PyTuple_GET_ITEM(template, 5);
+    if (!PyTuple_Check(local) || PyTuple_GET_SIZE(local) < 2) {
+        PyErr_SetString(PyExc_SystemError, "record: a node's _local must be a tuple (name, attrs, ...)");
+        return NULL;
+    }
+    PyObject *key = PyTuple_New(count + 1);
+    if (key == NULL) {
+        return NULL;
+    }
+    PyTuple_SET_ITEM(key, 0, Py_NewRef(identity));
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *id = PyLong_FromVoidPtr(operands[i]); /* id(operand) */
+        if (id == NULL) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(key, i + 1, id);
+    }
+    PyObject *entry = PyDict_GetItemWithError(recording.intern, key);
+    if (entry != NULL) {
+        PyObject *found = referent(entry);
+        if (found != NULL) {
+            Py_DECREF(key);
+            return found;
+        }
+    }
+    else if (PyErr_Occurred()) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    /* _interned: a new instruction of these checked fields */
+    Py_ssize_t depth = 0;
+    int constant_only = 1;
+    PyObject *constant_only_value = Py_True;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *operand_depth = SLOT(operands[i], recording.depth);
+        PyObject *operand_constant = SLOT(operands[i], recording.constant_only);
+        if (operand_depth == NULL || operand_constant == NULL) {
+            PyErr_SetString(PyExc_SystemError, "record: an operand without depth or constant_only");
+            Py_DECREF(key);
+            return NULL;
+        }
+        Py_ssize_t value = PyLong_AsSsize_t(operand_depth);
+        if (value == -1 && PyErr_Occurred()) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        if (value > depth) {
+            depth = value;
+        }
+        /* `first.constant_only and second.constant_only` (one operand: its own) */
+        if (constant_only) {
+            int truth = PyObject_IsTrue(operand_constant);
+            if (truth < 0) {
+                Py_DECREF(key);
+                return NULL;
+            }
+            constant_only_value = operand_constant;
+            constant_only = truth;
+        }
+    }
+    PyObject *operand_tuple = PyTuple_New(count);
+    PyObject *depth_value = PyLong_FromSsize_t(depth + 1);
+    PyObject *instruction = instruction_type->tp_alloc(instruction_type, 0);
+    if (operand_tuple == NULL || depth_value == NULL || instruction == NULL) {
+        Py_XDECREF(operand_tuple);
+        Py_XDECREF(depth_value);
+        Py_XDECREF(instruction);
+        Py_DECREF(key);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyTuple_SET_ITEM(operand_tuple, i, Py_NewRef(operands[i]));
+    }
+    set_slot(instruction, recording.op, opdef);
+    set_slot(instruction, shape_offset, shape);
+    set_slot(instruction, dtype_offset, dtype);
+    set_slot(instruction, recording.operands, operand_tuple);
+    set_slot(instruction, recording.attrs, PyTuple_GET_ITEM(local, 1));
+    set_slot(instruction, recording.attr_map, attr_map);
+    set_slot(instruction, recording.local, local);
+    set_slot(instruction, recording.identity, identity);
+    set_slot(instruction, bound_offset, Py_None);
+    set_slot(instruction, recording.holder, Py_None);
+    set_slot(instruction, recording.depth, depth_value);
+    set_slot(instruction, recording.constant_only, constant_only_value);
+    Py_DECREF(operand_tuple);
+    Py_DECREF(depth_value);
+    PyObject *reference = PyWeakref_NewRef(instruction, NULL);
+    if (reference == NULL) {
+        Py_DECREF(instruction);
+        Py_DECREF(key);
+        return NULL;
+    }
+    /* setdefault: of two threads making the same node, the second gets the first's */
+    PyObject *existing = PyDict_SetDefault(recording.intern, key, reference);
+    if (existing == NULL) {
+        Py_DECREF(reference);
+        Py_DECREF(instruction);
+        Py_DECREF(key);
+        return NULL;
+    }
+    if (existing != reference) {
+        PyObject *found = referent(existing);
+        if (found != NULL) {
+            Py_DECREF(reference);
+            Py_DECREF(instruction);
+            Py_DECREF(key);
+            return found;
+        }
+        if (PyDict_SetItem(recording.intern, key, reference) < 0) { /* a dead entry, not yet swept */
+            Py_DECREF(reference);
+            Py_DECREF(instruction);
+            Py_DECREF(key);
+            return NULL;
+        }
+    }
+    Py_DECREF(reference);
+    Py_DECREF(key);
+    PyObject *sweep_at = PyDict_GetItemWithError(recording.instruction_globals, sweep_at_name);
+    if (sweep_at != NULL) {
+        Py_ssize_t limit = PyLong_AsSsize_t(sweep_at);
+        if (limit == -1 && PyErr_Occurred()) {
+            Py_DECREF(instruction);
+            return NULL;
+        }
+        if (PyDict_GET_SIZE(recording.intern) > limit) {
+            PyObject *swept = PyObject_CallNoArgs(recording.sweep);
+            if (swept == NULL) {
+                Py_DECREF(instruction);
+                return NULL;
+            }
+            Py_DECREF(swept);
+        }
+    }
+    else if (PyErr_Occurred()) {
+        Py_DECREF(instruction);
+        return NULL;
+    }
+    return instruction;
+}
+
+/* Array(node) (array.py's __init__): the node's holder noted, a deep one tracked for loop cuts.
+   Steals the reference to `node`. */
+static PyObject *
+new_array(PyObject *node)
+{
+    if (node == NULL) {
+        return NULL;
+    }
+    PyObject *array = array_type->tp_alloc(array_type, 0);
+    if (array == NULL) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    SLOT(array, node_offset) = node;
+    SLOT(array, base_offset) = Py_NewRef(Py_None);
+    SLOT(array, views_offset) = Py_NewRef(Py_None);
+    Py_ssize_t depth = PyLong_AsSsize_t(SLOT(node, recording.depth));
+    if (depth == -1 && PyErr_Occurred()) {
+        Py_DECREF(array);
+        return NULL;
+    }
+    if (depth == 0) {
+        return array; /* (a leaf is never computed on the way) */
+    }
+    PyObject *reference = PyWeakref_NewRef(array, NULL);
+    if (reference == NULL) {
+        Py_DECREF(array);
+        return NULL;
+    }
+    PyObject *holder = SLOT(node, recording.holder);
+    if (holder == NULL || holder == Py_None) {
+        set_slot(node, recording.holder, reference);
+    }
+    else { /* a node wrapped again: every live wrapper may be the one kept */
+        PyObject *holders = PyObject_CallFunctionObjArgs(recording.holders_with, holder, reference, NULL);
+        if (holders == NULL) {
+            Py_DECREF(reference);
+            Py_DECREF(array);
+            return NULL;
+        }
+        set_slot(node, recording.holder, holders);
+        Py_DECREF(holders);
+    }
+    Py_DECREF(reference);
+    PyObject *flags = PyObject_GetAttr(recording.flags_module, flags_name);
+    PyObject *budget = flags == NULL ? NULL : PyObject_GetAttr(flags, budget_name);
+    Py_XDECREF(flags);
+    Py_ssize_t limit = budget == NULL ? -1 : PyLong_AsSsize_t(budget);
+    Py_XDECREF(budget);
+    if (limit == -1 && PyErr_Occurred()) {
+        Py_DECREF(array);
+        return NULL;
+    }
+    if (depth * 2 >= limit) { /* track_pending's first test, as __init__ makes it */
+        PyObject *tracked = PyObject_CallOneArg(recording.track_pending, array);
+        if (tracked == NULL) {
+            Py_DECREF(array);
+            return NULL;
+        }
+        Py_DECREF(tracked);
+    }
+    return array;
+}
+
+/* `node` broadcast to `shape` (core.broadcast_to), or `node` itself when `shape` is None. */
+static PyObject *
+broadcast(PyObject *node, PyObject *shape)
+{
+    if (shape == Py_None) {
+        return Py_NewRef(node);
+    }
+    return PyObject_CallFunctionObjArgs(recording.broadcast_to, node, shape, NULL);
+}
+
+/* The constant operand of a Python scalar (elementwise._scalar_operand), if `value` is within
+   [low, high] of `spec` = (dtype, shape, low, high); Py_None (a new reference) when not. */
+static PyObject *
+scalar_operand(PyObject *value, PyObject *spec)
+{
+    if (!PyTuple_CheckExact(spec) || PyTuple_GET_SIZE(spec) != 4) {
+        PyErr_SetString(PyExc_SystemError, "record: a scalar spec must be (dtype, shape, low, high)");
+        return NULL;
+    }
+    int above = PyObject_RichCompareBool(PyTuple_GET_ITEM(spec, 2), value, Py_LE);
+    int below = above == 1 ? PyObject_RichCompareBool(value, PyTuple_GET_ITEM(spec, 3), Py_LE) : above;
+    if (above < 0 || below < 0) {
+        return NULL;
+    }
+    if (!above || !below) {
+        Py_RETURN_NONE;
+    }
+    PyObject *dtype = PyTuple_GET_ITEM(spec, 0), *shape = PyTuple_GET_ITEM(spec, 1);
+    PyObject *key = PyTuple_Pack(4, (PyObject *)Py_TYPE(value), value, dtype, shape);
+    if (key == NULL) {
+        return NULL;
+    }
+    PyObject *node = PyDict_GetItemWithError(recording.scalar_operands, key);
+    Py_DECREF(key);
+    if (node != NULL) {
+        return Py_NewRef(node);
+    }
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    return PyObject_CallFunctionObjArgs(recording.scalar_operand, value, dtype, shape, NULL);
+}
+
+static PyObject *
+direct_entry(PyObject *key)
+{
+    if (key == NULL) {
+        return NULL;
+    }
+    PyObject *entry = PyDict_GetItemWithError(recording.direct, key);
+    Py_DECREF(key);
+    if (entry == NULL) {
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    }
+    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) < 1) {
+        PyErr_SetString(PyExc_SystemError, "record: a direct entry must be a tuple");
+        return NULL;
+    }
+    return Py_NewRef(entry);
+}
+
+static int
+is_python_scalar(PyObject *value)
+{
+    return PyLong_CheckExact(value) || PyFloat_CheckExact(value);
+}
+
+/* elementwise.python_binary's direct path: the new Array, or Py_None where it does not apply. */
+static PyObject *
+record_binary_call(PyObject *name, PyObject *x1, PyObject *x2)
+{
+    if (recording.configured == NULL) {
+        Py_RETURN_NONE;
+    }
+    int array1 = Py_TYPE(x1) == array_type, array2 = Py_TYPE(x2) == array_type;
+    PyObject *node1 = array1 ? SLOT(x1, node_offset) : NULL, *node2 = array2 ? SLOT(x2, node_offset) : NULL;
+    if ((array1 && (node1 == NULL || Py_TYPE(node1) != instruction_type))
+        || (array2 && (node2 == NULL || Py_TYPE(node2) != instruction_type))) {
+        Py_RETURN_NONE;
+    }
+    PyObject *entry, *operands[2] = {NULL, NULL};
+    if (array1 && array2) {
+        entry = direct_entry(PyTuple_Pack(5, name, SLOT(node1, dtype_offset), SLOT(node1, shape_offset),
+                                          SLOT(node2, dtype_offset), SLOT(node2, shape_offset)));
+        if (entry == NULL || entry == Py_None) {
+            return entry;
+        }
+        if (PyTuple_GET_SIZE(entry) == 3) {
+            operands[0] = broadcast(node1, PyTuple_GET_ITEM(entry, 1));
+            operands[1] = operands[0] == NULL ? NULL : broadcast(node2, PyTuple_GET_ITEM(entry, 2));
+        }
+    }
+    else if (array1 && is_python_scalar(x2)) {
+        entry = direct_entry(PyTuple_Pack(4, name, SLOT(node1, dtype_offset), SLOT(node1, shape_offset),
+                                          (PyObject *)Py_TYPE(x2)));
+        if (entry == NULL || entry == Py_None) {
+            return entry;
+        }
+        if (PyTuple_GET_SIZE(entry) == 3) {
+            operands[1] = scalar_operand(x2, PyTuple_GET_ITEM(entry, 2));
+            if (operands[1] == Py_None) {
+                Py_DECREF(entry);
+                return operands[1];
+            }
+            operands[0] = operands[1] == NULL ? NULL : broadcast(node1, PyTuple_GET_ITEM(entry, 1));
+        }
+    }
+    else if (array2 && is_python_scalar(x1)) {
+        entry = direct_entry(PyTuple_Pack(4, name, (PyObject *)Py_TYPE(x1), SLOT(node2, dtype_offset),
+                                          SLOT(node2, shape_offset)));
+        if (entry == NULL || entry == Py_None) {
+            return entry;
+        }
+        if (PyTuple_GET_SIZE(entry) == 3) {
+            operands[0] = scalar_operand(x1, PyTuple_GET_ITEM(entry, 1));
+            if (operands[0] == Py_None) {
+                Py_DECREF(entry);
+                return operands[0];
+            }
+            operands[1] = operands[0] == NULL ? NULL : broadcast(node2, PyTuple_GET_ITEM(entry, 2));
+        }
+    }
+    else {
+        Py_RETURN_NONE;
+    }
+    PyObject *result = NULL;
+    if (PyTuple_GET_SIZE(entry) != 3) {
+        PyErr_SetString(PyExc_SystemError, "record: a binary direct entry must be a 3-tuple");
+    }
+    else if (operands[0] != NULL && operands[1] != NULL) {
+        if (Py_TYPE(operands[0]) != instruction_type || Py_TYPE(operands[1]) != instruction_type) {
+            PyErr_SetString(PyExc_SystemError, "record: operands must be Instructions");
+        }
+        else {
+            result = new_array(make_like(PyTuple_GET_ITEM(entry, 0), operands, 2));
+        }
+    }
+    Py_XDECREF(operands[0]);
+    Py_XDECREF(operands[1]);
+    Py_DECREF(entry);
+    return result;
+}
+
+/* elementwise.python_unary's direct path: the new Array, or Py_None where it does not apply. */
+static PyObject *
+record_unary_call(PyObject *name, PyObject *x)
+{
+    if (recording.configured == NULL || Py_TYPE(x) != array_type) {
+        Py_RETURN_NONE;
+    }
+    PyObject *node = SLOT(x, node_offset);
+    if (node == NULL || Py_TYPE(node) != instruction_type) {
+        Py_RETURN_NONE;
+    }
+    PyObject *template = direct_entry(PyTuple_Pack(3, name, SLOT(node, dtype_offset), SLOT(node, shape_offset)));
+    if (template == NULL || template == Py_None) {
+        return template;
+    }
+    PyObject *result = new_array(make_like(template, &node, 1));
+    Py_DECREF(template);
+    return result;
+}
+
+static PyObject *
+record_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "record_binary(name, x1, x2)");
+        return NULL;
+    }
+    return record_binary_call(args[0], args[1], args[2]);
+}
+
+static PyObject *
+record_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "record_unary(name, x)");
+        return NULL;
+    }
+    return record_unary_call(args[0], args[1]);
+}
+
+static PyObject *
+configure_recording(PyObject *module, PyObject *args)
+{
+    PyObject *direct, *scalars, *intern, *globals, *sweep, *broadcast_to, *scalar, *holders, *track, *flags;
+    PyObject *op, *operands, *attrs, *attr_map, *local, *identity, *depth, *constant_only, *holder;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOOOOOOOOOOO:configure_recording", &PyDict_Type, &direct,
+                          &PyDict_Type, &scalars, &PyDict_Type, &intern, &PyDict_Type, &globals, &sweep,
+                          &broadcast_to, &scalar, &holders, &track, &flags, &op, &operands, &attrs, &attr_map,
+                          &local, &identity, &depth, &constant_only, &holder)) {
+        return NULL;
+    }
+    if (configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_recording: configure() first");
+        return NULL;
+    }
+    Py_ssize_t offsets[9];
+    if (slot_offset(op, "op", &offsets[0]) < 0 || slot_offset(operands, "operands", &offsets[1]) < 0
+        || slot_offset(attrs, "attrs", &offsets[2]) < 0 || slot_offset(attr_map, "_attr_map", &offsets[3]) < 0
+        || slot_offset(local, "_local", &offsets[4]) < 0 || slot_offset(identity, "_identity", &offsets[5]) < 0
+        || slot_offset(depth, "depth", &offsets[6]) < 0
+        || slot_offset(constant_only, "constant_only", &offsets[7]) < 0
+        || slot_offset(holder, "_holder", &offsets[8]) < 0) {
+        return NULL;
+    }
+    if (sweep_at_name == NULL) {
+        sweep_at_name = PyUnicode_InternFromString("_sweep_at");
+        flags_name = PyUnicode_InternFromString("FLAGS");
+        budget_name = PyUnicode_InternFromString("max_pending_depth");
+        if (sweep_at_name == NULL || flags_name == NULL || budget_name == NULL) {
+            return NULL;
+        }
+    }
+    Py_XSETREF(recording.configured, Py_NewRef(args));
+    recording.direct = direct;
+    recording.scalar_operands = scalars;
+    recording.intern = intern;
+    recording.instruction_globals = globals;
+    recording.sweep = sweep;
+    recording.broadcast_to = broadcast_to;
+    recording.scalar_operand = scalar;
+    recording.holders_with = holders;
+    recording.track_pending = track;
+    recording.flags_module = flags;
+    recording.op = offsets[0];
+    recording.operands = offsets[1];
+    recording.attrs = offsets[2];
+    recording.attr_map = offsets[3];
+    recording.local = offsets[4];
+    recording.identity = offsets[5];
+    recording.depth = offsets[6];
+    recording.constant_only = offsets[7];
+    recording.holder = offsets[8];
+    Py_RETURN_NONE;
+}
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *fallback;
+    PyObject *name; /* the op of an operator kind */
     int kind;
 } FastSlot;
 
@@ -133,9 +630,21 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
 {
     FastSlot *self = (FastSlot *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (configured != NULL && kwnames == NULL && nargs == (self->kind == GETITEM ? 2 : 1)) {
+    int arity = self->kind == GETITEM || self->kind == BINARY || self->kind == REFLECTED ? 2 : 1;
+    if (configured != NULL && kwnames == NULL && nargs == arity) {
         PyObject *value;
         switch (self->kind) {
+        case BINARY:
+        case REFLECTED:
+        case UNARY:
+            value = self->kind == UNARY ? record_unary_call(self->name, args[0])
+                    : self->kind == BINARY ? record_binary_call(self->name, args[0], args[1])
+                                           : record_binary_call(self->name, args[1], args[0]);
+            if (value != Py_None) {
+                return value; /* the new array, or NULL with the error */
+            }
+            Py_DECREF(value);
+            break;
         case GETITEM:
             value = read_element(args[0], args[1]);
             if (value != NULL || PyErr_Occurred()) {
@@ -176,9 +685,9 @@ static PyObject *
 fast_slot_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     const char *kind_name;
-    PyObject *fallback;
-    static char *keywords[] = {"kind", "fallback", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO:FastSlot", keywords, &kind_name, &fallback)) {
+    PyObject *fallback, *name = Py_None;
+    static char *keywords[] = {"kind", "fallback", "name", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sO|O:FastSlot", keywords, &kind_name, &fallback, &name)) {
         return NULL;
     }
     int kind = 0;
@@ -186,8 +695,12 @@ fast_slot_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         kind++;
     }
     if (kind == KIND_COUNT) {
-        PyErr_Format(PyExc_ValueError, "FastSlot: unknown kind %R (getitem, float, int, bool or index)",
-                     PyTuple_GET_ITEM(args, 0));
+        PyErr_Format(PyExc_ValueError, "FastSlot: unknown kind %s (getitem, float, int, bool, index, binary, "
+                     "reflected or unary)", kind_name);
+        return NULL;
+    }
+    if ((kind == BINARY || kind == REFLECTED || kind == UNARY) != PyUnicode_CheckExact(name)) {
+        PyErr_SetString(PyExc_TypeError, "FastSlot: an operator kind takes its op's name (a str), no other kind does");
         return NULL;
     }
     if (!PyCallable_Check(fallback)) {
@@ -200,6 +713,7 @@ fast_slot_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     self->vectorcall = fast_slot_call;
     self->fallback = Py_NewRef(fallback);
+    self->name = Py_NewRef(name);
     self->kind = kind;
     return (PyObject *)self;
 }
@@ -219,6 +733,7 @@ static int
 fast_slot_traverse(FastSlot *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->fallback);
+    Py_VISIT(self->name);
     return 0;
 }
 
@@ -226,6 +741,7 @@ static int
 fast_slot_clear(FastSlot *self)
 {
     Py_CLEAR(self->fallback);
+    Py_CLEAR(self->name);
     return 0;
 }
 
@@ -405,6 +921,14 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("configure(array_class, element_class, instruction_class, ndarray, node_slot, bound_slot, "
                "value_slot, leaf_slot, base_slot, views_slot, shape_slot, dtype_slot, real_scalar_types, "
                "integer_scalar_types)")},
+    {"configure_recording", configure_recording, METH_VARARGS,
+     PyDoc_STR("configure_recording(direct, scalar_operands, intern, instruction_globals, sweep, broadcast_to, "
+               "scalar_operand, holders_with, track_pending, flags_module, and the Instruction slots op, operands, "
+               "attrs, _attr_map, _local, _identity, depth, constant_only, _holder)")},
+    {"record_binary", (PyCFunction)(void (*)(void))record_binary, METH_FASTCALL,
+     PyDoc_STR("record_binary(name, x1, x2): elementwise.python_binary's direct path, or None")},
+    {"record_unary", (PyCFunction)(void (*)(void))record_unary, METH_FASTCALL,
+     PyDoc_STR("record_unary(name, x): elementwise.python_unary's direct path, or None")},
     {"host_buffers", host_buffers, METH_VARARGS,
      PyDoc_STR("host_buffers(args, layouts): the buffers of `args` when each is an evaluated host array "
                "(exactly the array class) of the (shape, dtype) `layouts` lists in order, else None")},

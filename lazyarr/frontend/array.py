@@ -298,6 +298,8 @@ class Array:
     __hash__ = None  # elementwise __eq__, as NumPy arrays
 
     def __init__(self, node: Instruction):
+        # (Mirrored by new_array in frontend/_fast_paths.c, which records the direct path of
+        # elementwise ops: a change here changes it too; tests/frontend/test_recording_in_c.py.)
         if type(node) is not Instruction:
             raise TypeError("Array wraps an HLO Instruction; use lazyarr.asarray to make arrays")
         self._node = node

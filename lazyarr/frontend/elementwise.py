@@ -365,7 +365,10 @@ _DIRECT_SCALARS = (int, float)
 
 
 def binary(name: str, x1, x2) -> Array:
-    """`apply(name, x1, x2)`: the hot path of operators and two-operand functions."""
+    """`apply(name, x1, x2)`: the hot path of operators and two-operand functions.
+
+    Its direct path (and unary's) is mirrored in C (frontend/_fast_paths.c, record_binary):
+    a change here changes it too; tests/frontend/test_recording_in_c.py holds the two together."""
     kind1, kind2 = type(x1), type(x2)
     if kind1 is Array:
         node1 = x1._node
@@ -501,13 +504,32 @@ def _is_negative_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value < 0
 
 
+# The C extension's `binary` / `unary` direct paths (fast_paths.py sets them where it is built):
+# each returns the recorded array, or None where the Python function must run.
+_record_binary = _record_unary = None
+
+
+def use_fast_recording(record_binary, record_unary) -> None:
+    """Record the ufunc functions' direct paths with these (fast_paths.py: the C extension's)."""
+    global _record_binary, _record_unary
+    _record_binary, _record_unary = record_binary, record_unary
+
+
 def _define(name):
     ufunc = UFUNCS[name][0]
     if ufunc.nin == 1:
         def function(x, /):
+            if _record_unary is not None:
+                result = _record_unary(name, x)
+                if result is not None:
+                    return result
             return unary(name, x)
     else:
         def function(x1, x2, /):
+            if _record_binary is not None:
+                result = _record_binary(name, x1, x2)
+                if result is not None:
+                    return result
             return binary(name, x1, x2)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"Lazy `numpy.{ufunc.__name__}`: same dtypes, broadcasting and values."

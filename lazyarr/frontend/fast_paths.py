@@ -1,12 +1,16 @@
 """The frontend's fast paths in C (`_fast_paths.c`), where the optional extension is built.
 
-Element reads (`x[i]`, `float(x[i])`, ...) and a jitted function's repeated call are each a few
-hundred nanoseconds of Python (frames, attribute reads), several times what NumPy or the native
-code they lead to costs. The C extension does their common case and nothing else: a FastSlot
-in place of `Array.__getitem__` and the Element conversions, calling the Python function for
-every other case, and `host_buffers` in place of jit.py's check of a call's arguments. This
-module loads it, hands it the classes and slot offsets it reads, and answers with the Python
-function wherever it is not built or `--c_extensions=false` (read at import).
+Recording an elementwise op (`a + b`, `x * 0.5`, `la.exp(x)`), element reads (`x[i]`,
+`float(x[i])`, ...) and a jitted function's repeated call are each from a few hundred
+nanoseconds to a few microseconds of Python (frames, attribute reads, objects), more than
+NumPy or the native code they lead to costs. The C extension does their common case and
+nothing else: FastSlots in place of the operators, `Array.__getitem__` and the Element
+conversions, calling the Python function for every other case; `record_binary` /
+`record_unary` ahead of elementwise's Python direct path (an operand signature seen before: the
+node from the intern table or its template, a new Array, its holder and loop tracking as
+array.py does them); and `host_buffers` in place of jit.py's check of a call's arguments. This
+module loads it, hands it the classes, tables and slot offsets it reads, and answers with the
+Python function wherever it is not built or `--c_extensions=false` (read at import).
 """
 
 from __future__ import annotations
@@ -15,6 +19,9 @@ import numpy as np
 
 from .. import _flags
 from ..hlo import Instruction
+from ..hlo import instruction as instruction_module
+from . import array as array_module
+from . import core, elementwise
 from .array import Array
 from .elements import INTEGER_SCALAR_TYPES, REAL_SCALAR_TYPES, Element
 
@@ -29,6 +36,13 @@ if ENABLED:
         Array, Element, Instruction, np.ndarray, Array._node, Instruction._bound,  # (the slots' descriptors)
         Element._value, Element._leaf, Array._base, Array._views, Instruction.shape, Instruction.dtype,
         tuple(REAL_SCALAR_TYPES), tuple(INTEGER_SCALAR_TYPES))
+    _fast_paths.configure_recording(
+        elementwise._DIRECT, elementwise._SCALAR_OPERANDS, instruction_module._INTERN, vars(instruction_module),
+        instruction_module._sweep, core.broadcast_to, elementwise._scalar_operand, array_module.holders_with,
+        array_module.track_pending, _flags, Instruction.op, Instruction.operands, Instruction.attrs,
+        Instruction._attr_map, Instruction._local, Instruction._identity, Instruction.depth,
+        Instruction.constant_only, Instruction._holder)
+    elementwise.use_fast_recording(_fast_paths.record_binary, _fast_paths.record_unary)
 
 
 def accelerated(kind: str, function):
@@ -39,6 +53,12 @@ def accelerated(kind: str, function):
     A Python `__getitem__` or `__float__` costs a frame and its bytecode per read, several times
     NumPy's whole read: `float(x[i])` 395 -> 120 ns on the 2-core box (NumPy: 77 ns)."""
     return _fast_paths.FastSlot(kind, function) if ENABLED else function
+
+
+def operator(kind: str, method, name: str):
+    """An Array operator (`kind` "binary", "reflected" or "unary" of elementwise op `name`) as a
+    FastSlot recording its direct path in C and calling the Python `method` otherwise."""
+    return _fast_paths.FastSlot(kind, method, name) if ENABLED else method
 
 
 def install() -> None:

@@ -47,14 +47,15 @@ _UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "invert": "invert", "a
 
 # Operators call elementwise.binary / unary by name: every operator's function is one of
 # elementwise's `_define`d ufuncs, `binary(name, x1, x2)` itself, so the operator skips that
-# frame (a recorded op's cost is a handful of Python calls).
+# frame (a recorded op's cost is a handful of Python calls). Where the C extension is built,
+# the operator is its FastSlot, which records the direct path itself (fast_paths.py).
 def _forward(name: str):
     binary = elementwise.binary
 
     def method(self, other):
         return binary(name, self, other)
 
-    return method
+    return fast_paths.operator("binary", method, name)
 
 
 def _reflected(name: str):
@@ -63,7 +64,7 @@ def _reflected(name: str):
     def method(self, other):
         return binary(name, other, self)
 
-    return method
+    return fast_paths.operator("reflected", method, name)
 
 
 def _unary(name: str):
@@ -72,7 +73,7 @@ def _unary(name: str):
     def method(self):
         return unary(name, self)
 
-    return method
+    return fast_paths.operator("unary", method, name)
 
 
 def _in_place(function, name: str):

@@ -451,7 +451,10 @@ def remake(node: Instruction, operands: Sequence[Instruction]) -> Instruction:
 
 
 def _interned(key, local, opdef, shape, dtype, operands, attr_map) -> Instruction:
-    """The instruction for `key`: a new one from these checked fields unless one is interned."""
+    """The instruction for `key`: a new one from these checked fields unless one is interned.
+
+    (make_like and this are mirrored in the frontend's C extension, frontend/_fast_paths.c: a
+    change here changes it too; tests/frontend/test_recording_in_c.py holds the two together.)"""
     instruction = _Unfrozen()  # (no __init__: the class call is ~25 ns faster than object.__new__)
     instruction.op = opdef
     instruction.shape = shape

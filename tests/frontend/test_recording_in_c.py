@@ -1,0 +1,169 @@
+"""Recording in C (`_fast_paths.c`: record_binary / record_unary, the operator FastSlots) makes
+exactly what elementwise.py's Python direct path makes.
+
+Where the C extension is built, `a + b`, `x * 0.5` and `la.exp(x)` on an operand signature seen
+before are recorded in C: the node from the intern table or made from the memoized template,
+a new Array, the node's holders, the loop-cut tracking of deep arrays. These tests hold it to
+the Python functions it stands for: the same interned node (so the same executable and values),
+node fields equal to what `make` checks, the holder and pending state array.py gives, the
+Python path's answer wherever the C path declines (None), and no leaked references.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import lazyarr as la
+from lazyarr.frontend import array as array_module
+from lazyarr.frontend import elementwise, fast_paths
+from lazyarr.hlo.instruction import make
+
+pytestmark = pytest.mark.skipif(not fast_paths.ENABLED, reason="the C extension is not built here")
+
+_BINARY = ["add", "subtract", "multiply", "divide", "maximum", "less", "equal", "bitwise_and", "power",
+           "floor_divide", "arctan2", "logical_or"]
+_UNARY = ["negative", "exp", "sqrt", "absolute", "logical_not", "sin", "isnan", "floor", "invert"]
+_DTYPES = [np.dtype(name) for name in ("bool", "int8", "int32", "uint8", "int64", "float32", "float64", "complex64")]
+_SHAPES = [(), (1,), (3,), (2, 3), (1, 3), (2, 1)]
+
+
+def _operand(data, dtype):
+    kind = data.draw(st.sampled_from(["evaluated", "pending", "int", "float", "big int", "bool", "element"]))
+    shape = data.draw(st.sampled_from(_SHAPES))
+    value = np.arange(np.prod(shape, dtype=int)).reshape(shape).astype(dtype)
+    if kind == "evaluated":
+        return la.asarray(value).eval()
+    if kind == "pending":
+        return la.asarray(value) + la.asarray(np.ones(shape, dtype))
+    if kind == "int":
+        return data.draw(st.integers(-300, 300))
+    if kind == "big int":
+        return data.draw(st.sampled_from([2**40, -(2**63), 2**64]))
+    if kind == "float":
+        return data.draw(st.sampled_from([0.5, -0.0, 0.0, float("nan"), 1e300, 2.0, -3.25]))
+    if kind == "bool":
+        return data.draw(st.booleans())
+    return la.asarray(value.reshape(-1)[:1].reshape(())).eval()[()]
+
+
+def _python_result(function, *operands):
+    try:
+        with np.errstate(all="ignore"):
+            return function(*operands), None
+    except Exception as error:  # noqa: BLE001 (any error: C must decline, and Python raise it)
+        return None, type(error)
+
+
+def _check_recorded(recorded, reference):
+    """`recorded` (C) is an Array of `reference`'s (Python's) interned node, in a fresh state."""
+    assert type(recorded) is la.Array
+    assert recorded._node is reference._node
+    assert recorded._base is None and recorded._views is None
+    node = recorded._node
+    holders = node._holder if type(node._holder) is tuple else (node._holder,)
+    if node.depth:
+        assert any(holder() is recorded for holder in holders)
+    assert make(node.op.name, node.operands, **node.attributes) is node  # the key make() would use
+    assert node.attrs == node._local[1]
+    assert node.depth == 1 + max(operand.depth for operand in node.operands)
+    assert node.constant_only == all(operand.constant_only for operand in node.operands)
+
+
+@given(st.data(), st.sampled_from(_BINARY), st.sampled_from(_DTYPES), st.sampled_from(_DTYPES))
+def test_c_binary_records_the_python_paths_node(data, name, dtype1, dtype2):
+    x1, x2 = _operand(data, dtype1), _operand(data, dtype2)
+    first, first_error = _python_result(elementwise.binary, name, x1, x2)  # (memoizes the signature)
+    recorded = elementwise._record_binary(name, x1, x2)
+    if recorded is None:
+        return  # declined: the Python path runs (and raises what it raises)
+    assert first_error is None  # C never records what Python refuses
+    second = elementwise.binary(name, x1, x2)
+    _check_recorded(recorded, second)
+    assert first._node is second._node
+    np.testing.assert_array_equal(np.asarray(recorded), np.asarray(second))
+
+
+@given(st.data(), st.sampled_from(_UNARY), st.sampled_from(_DTYPES))
+def test_c_unary_records_the_python_paths_node(data, name, dtype):
+    x = _operand(data, dtype)
+    _, error = _python_result(elementwise.unary, name, x)
+    recorded = elementwise._record_unary(name, x)
+    if recorded is None:
+        return
+    assert error is None
+    _check_recorded(recorded, elementwise.unary(name, x))
+
+
+def test_c_operators_give_the_python_operators_nodes_and_decline_the_rest():
+    a = la.asarray(np.arange(6.0).reshape(2, 3)).eval()
+    b = la.asarray(np.ones(3)).eval()
+    for expression in (lambda: a + b, lambda: 2 - a, lambda: -a, lambda: a * 0.5, lambda: b / a, lambda: abs(a)):
+        expression()  # (memoizes each signature)
+        recorded = expression()
+        assert type(recorded) is la.Array
+    assert (a + b)._node is elementwise.binary("add", a, b)._node
+    assert (2 - a)._node is elementwise.binary("subtract", 2, a)._node
+    assert (-a)._node is elementwise.unary("negative", a)._node
+    assert elementwise._record_binary("add", a, "text") is None
+    assert elementwise._record_binary("add", [1.0], a) is None
+    with pytest.raises(TypeError):
+        a + "text"
+    small = la.asarray(np.arange(3, dtype=np.int8)).eval()
+    small + 1
+    with pytest.raises(OverflowError):  # the memoized int signature still refuses an int out of range
+        small + 1000
+
+
+def test_c_recording_tracks_deep_arrays_for_loop_cuts_as_python_does():
+    import os
+    import subprocess
+
+    script = ("import numpy as np, lazyarr as la\n"
+              "x = la.asarray(np.ones(8, np.float32)).eval()\n"
+              "for _ in range(300):\n    x = x * 0.5 + 1.0\n"
+              "print(la.cache_info().hits + la.cache_info().misses, x._node.depth, float(x.sum()))\n")
+    printed = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                              env={**os.environ, "LAZYARR_FLAGS": f"--max_pending_depth=64 {flag}"}).stdout
+               for flag in ("", "--c_extensions=false")]
+    assert printed[0] == printed[1]
+    evaluations, depth, total = printed[0].split()
+    assert int(evaluations) >= 5 and int(depth) < 64 and float(total) == 16.0
+
+
+def test_c_recording_leaks_nothing():
+    a = la.asarray(np.arange(4.0)).eval()
+    b = la.asarray(np.ones(4)).eval()
+    (a + b) * 0.5  # (memoizes)
+    la.exp(-a)
+    gc.collect()
+    before = (sys.getrefcount(a), sys.getrefcount(b), sys.getrefcount(a._node), sys.getrefcount(None))
+    node_count = len(gc.get_objects())
+    for _ in range(2000):
+        (a + b) * 0.5 - la.exp(-a)
+    gc.collect()
+    after = (sys.getrefcount(a), sys.getrefcount(b), sys.getrefcount(a._node), sys.getrefcount(None))
+    assert before[:3] == after[:3] and abs(after[3] - before[3]) < 50  # (None: no reference gained or lost per op)
+    assert len(gc.get_objects()) < node_count + 200  # the temporaries and their nodes are freed
+
+
+def test_a_recorded_result_is_held_as_the_python_path_holds_it():
+    a = la.asarray(np.arange(4.0)).eval()
+    b = la.asarray(np.ones(4)).eval()
+    a + b
+    first = a + b
+    second = a + b  # the same interned node, wrapped again: both are its holders
+    assert first._node is second._node
+    holders = {id(reference()) for reference in first._node._holder}
+    assert {id(first), id(second)} <= holders
+    reference = weakref.ref(first)
+    del first
+    gc.collect()
+    assert reference() is None
+    assert array_module._owner(second._node) is second
