@@ -12,11 +12,12 @@ everything else, with the same arguments. Results and errors are the Python path
 path only ever returns what that path would build (an Element holding NumPy's own scalar), and
 any doubt (an IndexError, a view, another type) is left to it.
 
-`record_binary(name, x1, x2)` / `record_unary(name, x)` are elementwise.py's `python_binary` /
-`python_unary` where those take their memoized direct path (an operand signature seen before:
+`record_binary(name, x1, x2)` / `record_unary(name, x)` are elementwise.py's `binary` / `unary`
+where those take their memoized direct path (an operand signature seen before:
 one table lookup, the node from the intern table or made from the template, a new Array); they
 return None wherever the Python function would do anything else, and the Python function runs.
-Recording an op was ~1.5-2.8 us of Python, more than NumPy's whole op on small arrays.
+Recording an op was ~1.5-2.8 us of Python, more than NumPy's whole op on small arrays. `replay`
+is hlo.instruction's: a graph template (`mean`, `@`, reductions) made again on new operands.
 
 `host_buffers(args, layouts)` is jit.py's `host_buffers_of_layouts`: a jitted function called
 again with evaluated host arrays of its last call's shapes and dtypes runs at once on their
@@ -46,7 +47,7 @@ static Py_ssize_t real_count, integer_count;
 static struct {
     PyObject *configured;
     PyObject *direct, *scalar_operands, *intern, *instruction_globals;  /* dicts */
-    PyObject *sweep, *broadcast_to, *scalar_operand, *holders_with, *track_pending;  /* callables */
+    PyObject *sweep, *interned, *broadcast_to, *scalar_operand, *holders_with, *track_pending;  /* callables */
     PyObject *flags_module;
     Py_ssize_t op, operands, attrs, attr_map, local, identity, depth, constant_only, holder;  /* offsets */
 } recording;
@@ -162,18 +163,12 @@ set_slot(PyObject *object, Py_ssize_t offset, PyObject *value)
     return 0;
 }
 
-/* hlo.instruction.make_like(template, *operands) with its _interned: the interned node of
-   `template`'s op over `operands`, made from the template's checked fields when new. */
+/* The interned node of op `opdef` (with its `local`, `identity` and checked `shape`, `dtype`,
+   `attr_map`) over `operands`: hlo.instruction's make_like and replay steps with _interned. */
 static PyObject *
-make_like(PyObject *template, PyObject *const *operands, Py_ssize_t count)
+intern_node(PyObject *opdef, PyObject *local, PyObject *identity, PyObject *shape, PyObject *dtype,
+            PyObject *attr_map, PyObject *const *operands, Py_ssize_t count)
 {
-    if (!PyTuple_CheckExact(template) || PyTuple_GET_SIZE(template) != 6) {
-        PyErr_SetString(PyExc_SystemError, "record: a node template must be a 6-tuple");
-        return NULL;
-    }
-    PyObject *opdef = PyTuple_GET_ITEM(template, 0), *local = PyTuple_GET_ITEM(template, 1);
-    PyObject *identity = PyTuple_GET_ITEM(template, 2), *shape = PyTuple_GET_ITEM(template, 3);
-    PyObject *dtype = PyTuple_GET_ITEM(template, 4), *attr_map = PyTuple_GET_ITEM(template, 5);
     if (!PyTuple_Check(local) || PyTuple_GET_SIZE(local) < 2) {
         PyErr_SetString(PyExc_SystemError, "record: a node's _local must be a tuple (name, attrs, ...)");
         return NULL;
@@ -202,6 +197,14 @@ make_like(PyObject *template, PyObject *const *operands, Py_ssize_t count)
     else if (PyErr_Occurred()) {
         Py_DECREF(key);
         return NULL;
+    }
+    if (count == 0) { /* (a leaf's depth and constant_only follow other rules: Python's _interned) */
+        PyObject *no_operands = PyTuple_New(0);
+        PyObject *made = no_operands == NULL ? NULL : PyObject_CallFunctionObjArgs(
+            recording.interned, key, local, opdef, shape, dtype, no_operands, attr_map, NULL);
+        Py_XDECREF(no_operands);
+        Py_DECREF(key);
+        return made;
     }
     /* _interned: a new instruction of these checked fields */
     Py_ssize_t depth = 0;
@@ -313,6 +316,83 @@ make_like(PyObject *template, PyObject *const *operands, Py_ssize_t count)
         return NULL;
     }
     return instruction;
+}
+
+/* hlo.instruction.make_like(template, *operands): `template` is (op, local, identity, shape,
+   dtype, attribute map), a node_template. */
+static PyObject *
+make_like(PyObject *template, PyObject *const *operands, Py_ssize_t count)
+{
+    if (!PyTuple_CheckExact(template) || PyTuple_GET_SIZE(template) != 6) {
+        PyErr_SetString(PyExc_SystemError, "record: a node template must be a 6-tuple");
+        return NULL;
+    }
+    return intern_node(PyTuple_GET_ITEM(template, 0), PyTuple_GET_ITEM(template, 1), PyTuple_GET_ITEM(template, 2),
+                       PyTuple_GET_ITEM(template, 3), PyTuple_GET_ITEM(template, 4), PyTuple_GET_ITEM(template, 5),
+                       operands, count);
+}
+
+/* hlo.instruction.python_replay(steps, slots): each step (op, local, identity, operand slots,
+   shape, dtype, attribute map) appends its node to `slots`; returns `slots`. */
+static PyObject *
+replay(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyTuple_Check(args[0]) || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "replay(steps: tuple, slots: list)");
+        return NULL;
+    }
+    if (recording.configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "replay: configure_recording() was not called");
+        return NULL;
+    }
+    PyObject *steps = args[0], *slots = args[1];
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(steps); i++) {
+        PyObject *step = PyTuple_GET_ITEM(steps, i);
+        if (!PyTuple_Check(step) || PyTuple_GET_SIZE(step) != 7 || !PyTuple_Check(PyTuple_GET_ITEM(step, 3))) {
+            PyErr_SetString(PyExc_SystemError, "replay: a step must be (op, local, identity, positions, shape, "
+                                               "dtype, attr_map)");
+            return NULL;
+        }
+        PyObject *positions = PyTuple_GET_ITEM(step, 3);
+        Py_ssize_t count = PyTuple_GET_SIZE(positions);
+        PyObject *stack_operands[4], **operands = stack_operands;
+        if (count > 4 && (operands = PyMem_Malloc(count * sizeof(PyObject *))) == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        int failed = 0;
+        for (Py_ssize_t j = 0; j < count && !failed; j++) {
+            Py_ssize_t position = PyLong_AsSsize_t(PyTuple_GET_ITEM(positions, j));
+            if (position < 0 || position >= PyList_GET_SIZE(slots)) {
+                if (!PyErr_Occurred()) {
+                    PyErr_SetString(PyExc_IndexError, "replay: an operand slot out of range");
+                }
+                failed = 1;
+            }
+            else {
+                operands[j] = PyList_GET_ITEM(slots, position);
+                if (Py_TYPE(operands[j]) != instruction_type) {
+                    PyErr_SetString(PyExc_TypeError, "replay: slots must hold Instructions");
+                    failed = 1;
+                }
+            }
+        }
+        PyObject *node = failed ? NULL : intern_node(
+            PyTuple_GET_ITEM(step, 0), PyTuple_GET_ITEM(step, 1), PyTuple_GET_ITEM(step, 2), PyTuple_GET_ITEM(step, 4),
+            PyTuple_GET_ITEM(step, 5), PyTuple_GET_ITEM(step, 6), operands, count);
+        if (operands != stack_operands) {
+            PyMem_Free(operands);
+        }
+        if (node == NULL) {
+            return NULL;
+        }
+        failed = PyList_Append(slots, node) < 0;
+        Py_DECREF(node);
+        if (failed) {
+            return NULL;
+        }
+    }
+    return Py_NewRef(slots);
 }
 
 /* Array(node) (array.py's __init__): the node's holder noted, a deep one tracked for loop cuts.
@@ -565,10 +645,10 @@ record_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 configure_recording(PyObject *module, PyObject *args)
 {
-    PyObject *direct, *scalars, *intern, *globals, *sweep, *broadcast_to, *scalar, *holders, *track, *flags;
-    PyObject *op, *operands, *attrs, *attr_map, *local, *identity, *depth, *constant_only, *holder;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOOOOOOOOOOO:configure_recording", &PyDict_Type, &direct,
-                          &PyDict_Type, &scalars, &PyDict_Type, &intern, &PyDict_Type, &globals, &sweep,
+    PyObject *direct, *scalars, *intern, *globals, *sweep, *interned, *broadcast_to, *scalar, *holders, *track;
+    PyObject *flags, *op, *operands, *attrs, *attr_map, *local, *identity, *depth, *constant_only, *holder;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOOOOOOOOOOOO:configure_recording", &PyDict_Type, &direct,
+                          &PyDict_Type, &scalars, &PyDict_Type, &intern, &PyDict_Type, &globals, &sweep, &interned,
                           &broadcast_to, &scalar, &holders, &track, &flags, &op, &operands, &attrs, &attr_map,
                           &local, &identity, &depth, &constant_only, &holder)) {
         return NULL;
@@ -600,6 +680,7 @@ configure_recording(PyObject *module, PyObject *args)
     recording.intern = intern;
     recording.instruction_globals = globals;
     recording.sweep = sweep;
+    recording.interned = interned;
     recording.broadcast_to = broadcast_to;
     recording.scalar_operand = scalar;
     recording.holders_with = holders;
@@ -922,13 +1003,15 @@ static PyMethodDef module_methods[] = {
                "value_slot, leaf_slot, base_slot, views_slot, shape_slot, dtype_slot, real_scalar_types, "
                "integer_scalar_types)")},
     {"configure_recording", configure_recording, METH_VARARGS,
-     PyDoc_STR("configure_recording(direct, scalar_operands, intern, instruction_globals, sweep, broadcast_to, "
+     PyDoc_STR("configure_recording(direct, scalar_operands, intern, instruction_globals, sweep, interned, broadcast_to, "
                "scalar_operand, holders_with, track_pending, flags_module, and the Instruction slots op, operands, "
                "attrs, _attr_map, _local, _identity, depth, constant_only, _holder)")},
     {"record_binary", (PyCFunction)(void (*)(void))record_binary, METH_FASTCALL,
      PyDoc_STR("record_binary(name, x1, x2): elementwise.python_binary's direct path, or None")},
     {"record_unary", (PyCFunction)(void (*)(void))record_unary, METH_FASTCALL,
      PyDoc_STR("record_unary(name, x): elementwise.python_unary's direct path, or None")},
+    {"replay", (PyCFunction)(void (*)(void))replay, METH_FASTCALL,
+     PyDoc_STR("replay(steps, slots): hlo.instruction.python_replay")},
     {"host_buffers", host_buffers, METH_VARARGS,
      PyDoc_STR("host_buffers(args, layouts): the buffers of `args` when each is an evaluated host array "
                "(exactly the array class) of the (shape, dtype) `layouts` lists in order, else None")},

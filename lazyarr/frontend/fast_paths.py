@@ -8,7 +8,8 @@ nothing else: FastSlots in place of the operators, `Array.__getitem__` and the E
 conversions, calling the Python function for every other case; `record_binary` /
 `record_unary` ahead of elementwise's Python direct path (an operand signature seen before: the
 node from the intern table or its template, a new Array, its holder and loop tracking as
-array.py does them); and `host_buffers` in place of jit.py's check of a call's arguments. This
+array.py does them); `replay` for hlo.instruction's graph templates (`mean`, `@`, reductions);
+and `host_buffers` in place of jit.py's check of a call's arguments. This
 module loads it, hands it the classes, tables and slot offsets it reads, and answers with the
 Python function wherever it is not built or `--c_extensions=false` (read at import).
 """
@@ -38,11 +39,12 @@ if ENABLED:
         tuple(REAL_SCALAR_TYPES), tuple(INTEGER_SCALAR_TYPES))
     _fast_paths.configure_recording(
         elementwise._DIRECT, elementwise._SCALAR_OPERANDS, instruction_module._INTERN, vars(instruction_module),
-        instruction_module._sweep, core.broadcast_to, elementwise._scalar_operand, array_module.holders_with,
-        array_module.track_pending, _flags, Instruction.op, Instruction.operands, Instruction.attrs,
-        Instruction._attr_map, Instruction._local, Instruction._identity, Instruction.depth,
+        instruction_module._sweep, instruction_module._interned, core.broadcast_to, elementwise._scalar_operand,
+        array_module.holders_with, array_module.track_pending, _flags, Instruction.op, Instruction.operands,
+        Instruction.attrs, Instruction._attr_map, Instruction._local, Instruction._identity, Instruction.depth,
         Instruction.constant_only, Instruction._holder)
     elementwise.use_fast_recording(_fast_paths.record_binary, _fast_paths.record_unary)
+    instruction_module.use_fast_replay(_fast_paths.replay)
 
 
 def accelerated(kind: str, function):

@@ -382,7 +382,7 @@ class Maker:
         return _interned(key, local, self.opdef, checked[0], checked[1], operands, checked[2])
 
 
-def replay(steps: tuple[tuple, ...], slots: list) -> list:
+def python_replay(steps: tuple[tuple, ...], slots: list) -> list:
     """Make the nodes of a recorded graph (hlo.template) on new leaves: `slots` holds the leaves,
     and each step (op, `_local`, its `local_key`, operand slots, shape, dtype, attribute map), whose rules gave
     that shape, dtype and map on operands of these shapes and dtypes, appends its node, the
@@ -404,6 +404,17 @@ def replay(steps: tuple[tuple, ...], slots: list) -> list:
         found = entry() if entry is not None else None
         slots.append(found if found is not None else _interned(key, local, opdef, shape, dtype, operands, attr_map))
     return slots
+
+
+# `replay`: python_replay, or its C twin where the frontend's C extension is built (it calls
+# use_fast_replay: frontend/fast_paths.py); templates call it through this module's attribute.
+replay = python_replay
+
+
+def use_fast_replay(function) -> None:
+    """Replay templates with `function` (the same contract as python_replay)."""
+    global replay
+    replay = function
 
 
 def node_template(node: Instruction) -> tuple:

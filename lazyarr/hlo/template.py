@@ -17,7 +17,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Hashable
 
-from .instruction import Instruction, fresh_parameter, local_key, replay
+from . import instruction as _instruction
+from .instruction import Instruction, fresh_parameter, local_key
 
 
 class Template:
@@ -30,11 +31,11 @@ class Template:
         self.fixed, self.steps, self.outputs = fixed, steps, outputs
 
     def __call__(self, *operands: Instruction) -> Instruction:
-        return replay(self.steps, [*operands, *self.fixed])[self.outputs[0]]
+        return _instruction.replay(self.steps, [*operands, *self.fixed])[self.outputs[0]]
 
     def all_outputs(self, operands) -> tuple[Instruction, ...]:
         """Every output of a template captured with several (`capture`), made on `operands`."""
-        slots = replay(self.steps, [*operands, *self.fixed])
+        slots = _instruction.replay(self.steps, [*operands, *self.fixed])
         return tuple([slots[output] for output in self.outputs])
 
 

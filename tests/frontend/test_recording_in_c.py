@@ -167,3 +167,60 @@ def test_a_recorded_result_is_held_as_the_python_path_holds_it():
     gc.collect()
     assert reference() is None
     assert array_module._owner(second._node) is second
+
+
+_TEMPLATED = {
+    "mean": lambda x: x.mean(axis=-1, keepdims=True),
+    "sum": lambda x: la.sum(x, axis=0),
+    "matmul": lambda x: x @ la.ones((x.shape[-1], 2), dtype=x.dtype),
+    "max of abs difference": lambda x: la.max(la.abs(x - 1)),
+    "where": lambda x: la.where(x > 1, x, 0),
+    "clip": lambda x: la.clip(x, 1, 3),
+    "stack": lambda x: la.stack([x, x * 2], axis=-1),
+    "var": lambda x: la.var(x, axis=-1),
+}
+
+
+@given(st.sampled_from(sorted(_TEMPLATED)), st.sampled_from([np.float32, np.float64, np.int32]),
+       st.sampled_from([(3,), (2, 3), (4, 1), (1, 3, 2)]), st.integers(0, 3))
+def test_c_replay_makes_the_python_replays_nodes(name, dtype, shape, seed):
+    from lazyarr.hlo import instruction
+    from lazyarr.hlo.template import record
+
+    def build(node):
+        return name_function(la.Array(node))._node
+
+    name_function = _TEMPLATED[name]
+    value = np.random.default_rng(seed).integers(0, 5, size=shape).astype(dtype)
+    operand = la.asarray(value).eval()
+    try:
+        template = record(build, (operand._node,))
+    except (TypeError, ValueError):
+        return  # the function refuses this signature: nothing to replay
+    if template is None:
+        return
+    fresh = la.asarray(value + 1).eval()._node
+    made = instruction.replay(template.steps, [fresh, *template.fixed])  # C
+    again = instruction.python_replay(template.steps, [fresh, *template.fixed])
+    assert len(made) == len(again) and all(a is b for a, b in zip(made, again))
+    for node in made[1 + len(template.fixed):]:
+        assert make(node.op.name, node.operands, **node.attributes) is node
+        if node.operands:
+            assert node.depth == 1 + max(operand.depth for operand in node.operands)
+    result = la.Array(made[template.outputs[0]])
+    with np.errstate(all="ignore"):
+        want = np.asarray(name_function(la.asarray(value + 1)))
+    np.testing.assert_array_equal(np.asarray(result), want)
+
+
+def test_c_replay_refuses_malformed_steps_without_crashing():
+    from lazyarr.hlo import instruction
+
+    leaf = la.asarray(np.ones(2)).eval()._node
+    with pytest.raises(TypeError):
+        instruction.replay([], [leaf])
+    with pytest.raises(SystemError):
+        instruction.replay(((1, 2),), [leaf])
+    step = (leaf.op, leaf._local, leaf._identity, (5,), leaf.shape, leaf.dtype, None)
+    with pytest.raises(IndexError):
+        instruction.replay((step,), [leaf])
