@@ -110,7 +110,9 @@ read_element(PyObject *array, PyObject *key)
             }
         }
     }
+    Py_INCREF(buffer); /* (held: NumPy's indexing may run a collection whose finalizers rebind the array) */
     PyObject *value = PyObject_GetItem(buffer, key);
+    Py_DECREF(buffer);
     if (value == NULL) {
         PyErr_Clear(); /* out of bounds: the Python path raises lazyarr's error, naming the axis */
         return NULL;
@@ -526,7 +528,26 @@ is_python_scalar(PyObject *value)
     return PyLong_CheckExact(value) || PyFloat_CheckExact(value);
 }
 
-/* elementwise.python_binary's direct path: the new Array, or Py_None where it does not apply. */
+/* The node of `x` if it is an Array (exactly) holding a complete Instruction (a new reference),
+   else NULL: the recording functions hold it while Python code (broadcast_to, _scalar_operand,
+   a collection's finalizers) may rebind the array and drop its old node. */
+static PyObject *
+held_node(PyObject *x)
+{
+    if (Py_TYPE(x) != array_type) {
+        return NULL;
+    }
+    PyObject *node = SLOT(x, node_offset);
+    if (node == NULL || Py_TYPE(node) != instruction_type || SLOT(node, dtype_offset) == NULL
+        || SLOT(node, shape_offset) == NULL || SLOT(node, recording.depth) == NULL) {
+        return NULL;
+    }
+    return Py_NewRef(node);
+}
+
+static PyObject *record_binary_nodes(PyObject *name, PyObject *x1, PyObject *x2, PyObject *node1, PyObject *node2);
+
+/* elementwise.binary's direct path: the new Array, or Py_None where it does not apply. */
 static PyObject *
 record_binary_call(PyObject *name, PyObject *x1, PyObject *x2)
 {
@@ -534,11 +555,24 @@ record_binary_call(PyObject *name, PyObject *x1, PyObject *x2)
         Py_RETURN_NONE;
     }
     int array1 = Py_TYPE(x1) == array_type, array2 = Py_TYPE(x2) == array_type;
-    PyObject *node1 = array1 ? SLOT(x1, node_offset) : NULL, *node2 = array2 ? SLOT(x2, node_offset) : NULL;
-    if ((array1 && (node1 == NULL || Py_TYPE(node1) != instruction_type))
-        || (array2 && (node2 == NULL || Py_TYPE(node2) != instruction_type))) {
-        Py_RETURN_NONE;
+    PyObject *node1 = held_node(x1), *node2 = held_node(x2);
+    PyObject *result;
+    if ((array1 && node1 == NULL) || (array2 && node2 == NULL)) {
+        result = Py_NewRef(Py_None);
     }
+    else {
+        result = record_binary_nodes(name, x1, x2, node1, node2);
+    }
+    Py_XDECREF(node1);
+    Py_XDECREF(node2);
+    return result;
+}
+
+/* record_binary_call with the operands' nodes held (NULL for a Python scalar operand). */
+static PyObject *
+record_binary_nodes(PyObject *name, PyObject *x1, PyObject *x2, PyObject *node1, PyObject *node2)
+{
+    int array1 = node1 != NULL, array2 = node2 != NULL;
     PyObject *entry, *operands[2] = {NULL, NULL};
     if (array1 && array2) {
         entry = direct_entry(PyTuple_Pack(5, name, SLOT(node1, dtype_offset), SLOT(node1, shape_offset),
@@ -602,23 +636,21 @@ record_binary_call(PyObject *name, PyObject *x1, PyObject *x2)
     return result;
 }
 
-/* elementwise.python_unary's direct path: the new Array, or Py_None where it does not apply. */
+/* elementwise.unary's direct path: the new Array, or Py_None where it does not apply. */
 static PyObject *
 record_unary_call(PyObject *name, PyObject *x)
 {
-    if (recording.configured == NULL || Py_TYPE(x) != array_type) {
+    PyObject *node = recording.configured == NULL ? NULL : held_node(x);
+    if (node == NULL) {
         Py_RETURN_NONE;
     }
-    PyObject *node = SLOT(x, node_offset);
-    if (node == NULL || Py_TYPE(node) != instruction_type) {
-        Py_RETURN_NONE;
+    PyObject *result = direct_entry(PyTuple_Pack(3, name, SLOT(node, dtype_offset), SLOT(node, shape_offset)));
+    if (result != NULL && result != Py_None) {
+        PyObject *template = result;
+        result = new_array(make_like(template, &node, 1));
+        Py_DECREF(template);
     }
-    PyObject *template = direct_entry(PyTuple_Pack(3, name, SLOT(node, dtype_offset), SLOT(node, shape_offset)));
-    if (template == NULL || template == Py_None) {
-        return template;
-    }
-    PyObject *result = new_array(make_like(template, &node, 1));
-    Py_DECREF(template);
+    Py_DECREF(node);
     return result;
 }
 
@@ -733,28 +765,31 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
             }
             break;
         case FLOAT:
-            value = element_value(args[0], real_types, real_count);
-            if (value != NULL) {
-                return PyNumber_Float(value);
-            }
-            break;
         case INT:
-            value = element_value(args[0], real_types, real_count);
-            if (value != NULL) {
-                return PyNumber_Long(value);
-            }
-            break;
         case BOOL:
-            value = element_value(args[0], NULL, 0);
-            if (value != NULL) {
-                int truth = PyObject_IsTrue(value);
-                return truth < 0 ? NULL : PyBool_FromLong(truth);
-            }
-            break;
         case INDEX:
-            value = element_value(args[0], integer_types, integer_count);
+            /* (the value held while NumPy converts it: a finalizer run meanwhile may write the element) */
+            value = self->kind == INDEX ? element_value(args[0], integer_types, integer_count)
+                    : self->kind == BOOL ? element_value(args[0], NULL, 0)
+                                         : element_value(args[0], real_types, real_count);
             if (value != NULL) {
-                return PyNumber_Index(value);
+                PyObject *converted;
+                Py_INCREF(value);
+                if (self->kind == FLOAT) {
+                    converted = PyNumber_Float(value);
+                }
+                else if (self->kind == INT) {
+                    converted = PyNumber_Long(value);
+                }
+                else if (self->kind == INDEX) {
+                    converted = PyNumber_Index(value);
+                }
+                else {
+                    int truth = PyObject_IsTrue(value);
+                    converted = truth < 0 ? NULL : PyBool_FromLong(truth);
+                }
+                Py_DECREF(value);
+                return converted;
             }
             break;
         }

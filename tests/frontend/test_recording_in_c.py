@@ -224,3 +224,84 @@ def test_c_replay_refuses_malformed_steps_without_crashing():
     step = (leaf.op, leaf._local, leaf._identity, (5,), leaf.shape, leaf.dtype, None)
     with pytest.raises(IndexError):
         instruction.replay((step,), [leaf])
+
+
+_REBINDING_DURING_RECORDING = """
+import gc, sys, numpy as np, lazyarr as la
+x = la.asarray(np.arange(4.0))
+(x * 0.0); (-x); x[1]; float(x[1])  # the direct paths memoized
+keep = None
+class Writer:  # cyclic garbage whose finalizer gives x a new node and drops the old one's last reader
+    def __del__(self):
+        global keep
+        x[...] = np.ones(4)
+        keep = None
+for step in range(150):
+    keep = x * 2.0
+    writer = Writer(); writer.self = writer; del writer
+    gc.set_threshold(1)  # the next allocation inside the recording collects it
+    y = -x if step % 2 else x * 0.0  # (0.0: never memoized, Python's _scalar_operand runs)
+    gc.set_threshold(700)
+    assert np.asarray(y).tolist() in ([0.0] * 4, [-1.0] * 4, [-0.0, -1.0, -2.0, -3.0]), np.asarray(y)
+print("ok")
+"""
+
+
+def test_recording_survives_the_array_rebound_while_it_records():
+    """A collection run inside the C recording (an allocation, a call into Python) may run a
+    finalizer that writes the operand array, giving it a new node and freeing the old: the C
+    code holds the nodes it reads (found by fuzzing: a use-after-free, a segfault)."""
+    import os
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", _REBINDING_DURING_RECORDING], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONMALLOC": "debug"}, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
+
+
+def test_recording_and_writing_one_array_from_threads():
+    import threading
+
+    x = la.asarray(np.arange(4.0))
+    stop, errors = threading.Event(), []
+    switch = sys.getswitchinterval()
+
+    def reader():
+        try:
+            while not stop.is_set():
+                x * 0.0
+                0.0 + x
+                -x
+        except BaseException as error:  # noqa: BLE001
+            errors.append(error)
+
+    def writer():
+        try:
+            while not stop.is_set():
+                x[...] = np.random.default_rng().random(4)
+        except BaseException as error:  # noqa: BLE001
+            errors.append(error)
+
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=reader) for _ in range(2)] + [threading.Thread(target=writer)]
+        for thread in threads:
+            thread.start()
+        stop.wait(1.5)
+        stop.set()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert errors == []
+    assert np.asarray(x).shape == (4,)
+
+
+def test_an_array_of_an_incomplete_node_gets_pythons_error_not_a_crash():
+    from lazyarr.hlo.instruction import Instruction
+
+    x = la.asarray(np.ones(3))
+    x._node = Instruction.__new__(Instruction)  # unsupported, but plain Python can do it
+    for expression in (lambda: x + x, lambda: -x, lambda: x * 2.0):
+        with pytest.raises(AttributeError):
+            expression()
