@@ -49,9 +49,10 @@ static struct {
     PyObject *direct, *scalar_operands, *intern, *instruction_globals;  /* dicts */
     PyObject *sweep, *interned, *broadcast_to, *scalar_operand, *holders_with, *track_pending;  /* callables */
     PyObject *flags_module;
+    PyObject *tracing_state, *template_state, *pending_state;  /* array.py's thread-local states */
     Py_ssize_t op, operands, attrs, attr_map, local, identity, depth, constant_only, holder;  /* offsets */
 } recording;
-static PyObject *sweep_at_name, *flags_name, *budget_name;
+static PyObject *sweep_at_name, *flags_name, *budget_name, *traces_name, *depth_name, *arrays_name, *prune_at_name;
 
 enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"getitem", "float", "int", "bool", "index",
@@ -397,6 +398,115 @@ replay(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return Py_NewRef(slots);
 }
 
+/* The truth of an attribute of a thread-local state (-1 with an error set on failure). */
+static int
+state_truth(PyObject *state, PyObject *name)
+{
+    PyObject *value = PyObject_GetAttr(state, name);
+    if (value == NULL) {
+        return -1;
+    }
+    int truth = PyObject_IsTrue(value);
+    Py_DECREF(value);
+    return truth;
+}
+
+/* An integer attribute of a thread-local state (-1 with an error set on failure). */
+static Py_ssize_t
+state_number(PyObject *state, PyObject *name)
+{
+    PyObject *value = PyObject_GetAttr(state, name);
+    if (value == NULL) {
+        return -1;
+    }
+    Py_ssize_t number = PyLong_AsSsize_t(value);
+    Py_DECREF(value);
+    return number;
+}
+
+/* array.track_pending for a new array deep enough to note but not to cut (depth in [budget/2,
+   budget)): outside traces and template recordings, (re-)enter it at the end of this thread's
+   pending arrays. 1: noted (or nothing to do); 0: let track_pending decide (the table is due
+   for pruning); -1: an error. */
+static int
+note_pending(PyObject *array)
+{
+    /* `_TRACING.traces or _RECORDING.depth`: inside la.jit / grad traces or a template recording */
+    int busy = state_truth(recording.tracing_state, traces_name);
+    if (busy == 0) {
+        busy = state_truth(recording.template_state, depth_name);
+    }
+    if (busy != 0) {
+        return busy < 0 ? -1 : 1; /* (track_pending returns at once) */
+    }
+    Py_ssize_t prune_at = state_number(recording.pending_state, prune_at_name);
+    PyObject *pending = prune_at == -1 && PyErr_Occurred() ? NULL : PyObject_GetAttr(recording.pending_state, arrays_name);
+    if (pending == NULL) {
+        return -1;
+    }
+    if (!PyDict_CheckExact(pending) || PyDict_GET_SIZE(pending) + 1 >= prune_at) {
+        Py_DECREF(pending);
+        return 0;
+    }
+    PyObject *key = PyLong_FromVoidPtr(array); /* id(array) */
+    PyObject *reference = key == NULL ? NULL : PyWeakref_NewRef(array, NULL);
+    int failed = reference == NULL;
+    if (!failed) { /* re-inserted at the end: a cut evaluates in the order the program touched them */
+        int present = PyDict_Contains(pending, key);
+        failed = present < 0 || (present && PyDict_DelItem(pending, key) < 0)
+                 || PyDict_SetItem(pending, key, reference) < 0;
+    }
+    Py_XDECREF(key);
+    Py_XDECREF(reference);
+    Py_DECREF(pending);
+    return failed ? -1 : 1;
+}
+
+/* hlo.instruction's sweep of its intern table: drop the entries whose instruction is dead.
+   Under the GIL and without running Python code between finding a dead entry and deleting it
+   (keys are tuples of ints and identities; dead weak references have no callbacks), so the
+   table cannot change meanwhile; an entry is deleted only if it is still the dead one found.
+   Returns the number of entries left. */
+static PyObject *
+sweep_intern_table(PyObject *module, PyObject *table)
+{
+    if (!PyDict_CheckExact(table)) {
+        PyErr_SetString(PyExc_TypeError, "sweep_intern_table(table: dict)");
+        return NULL;
+    }
+    PyObject *dead = PyList_New(0);
+    if (dead == NULL) {
+        return NULL;
+    }
+    Py_ssize_t position = 0;
+    PyObject *key, *entry;
+    while (PyDict_Next(table, &position, &key, &entry)) {
+        if (PyWeakref_CheckRef(entry) && PyWeakref_GET_OBJECT(entry) == Py_None) {
+            PyObject *pair = PyTuple_Pack(2, key, entry);
+            if (pair == NULL || PyList_Append(dead, pair) < 0) {
+                Py_XDECREF(pair);
+                Py_DECREF(dead);
+                return NULL;
+            }
+            Py_DECREF(pair);
+        }
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(dead); i++) {
+        PyObject *pair = PyList_GET_ITEM(dead, i);
+        PyObject *current = PyDict_GetItemWithError(table, PyTuple_GET_ITEM(pair, 0));
+        if (current == PyTuple_GET_ITEM(pair, 1) && PyDict_DelItem(table, PyTuple_GET_ITEM(pair, 0)) < 0) {
+            Py_DECREF(dead);
+            return NULL;
+        }
+        if (current == NULL && PyErr_Occurred()) {
+            Py_DECREF(dead);
+            return NULL;
+        }
+    }
+    Py_DECREF(dead);
+    return PyLong_FromSsize_t(PyDict_GET_SIZE(table));
+}
+
 /* Array(node) (array.py's __init__): the node's holder noted, a deep one tracked for loop cuts.
    Steals the reference to `node`. */
 static PyObject *
@@ -451,6 +561,14 @@ new_array(PyObject *node)
         return NULL;
     }
     if (depth * 2 >= limit) { /* track_pending's first test, as __init__ makes it */
+        int noted = depth < limit ? note_pending(array) : 0;
+        if (noted < 0) {
+            Py_DECREF(array);
+            return NULL;
+        }
+        if (noted) {
+            return array;
+        }
         PyObject *tracked = PyObject_CallOneArg(recording.track_pending, array);
         if (tracked == NULL) {
             Py_DECREF(array);
@@ -678,11 +796,13 @@ static PyObject *
 configure_recording(PyObject *module, PyObject *args)
 {
     PyObject *direct, *scalars, *intern, *globals, *sweep, *interned, *broadcast_to, *scalar, *holders, *track;
-    PyObject *flags, *op, *operands, *attrs, *attr_map, *local, *identity, *depth, *constant_only, *holder;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOOOOOOOOOOOO:configure_recording", &PyDict_Type, &direct,
+    PyObject *flags, *tracing_state, *template_state, *pending_state;
+    PyObject *op, *operands, *attrs, *attr_map, *local, *identity, *depth, *constant_only, *holder;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOOOOOOOOOOOOOOO:configure_recording", &PyDict_Type, &direct,
                           &PyDict_Type, &scalars, &PyDict_Type, &intern, &PyDict_Type, &globals, &sweep, &interned,
-                          &broadcast_to, &scalar, &holders, &track, &flags, &op, &operands, &attrs, &attr_map,
-                          &local, &identity, &depth, &constant_only, &holder)) {
+                          &broadcast_to, &scalar, &holders, &track, &flags, &tracing_state, &template_state,
+                          &pending_state, &op, &operands, &attrs, &attr_map, &local, &identity, &depth,
+                          &constant_only, &holder)) {
         return NULL;
     }
     if (configured == NULL) {
@@ -702,7 +822,12 @@ configure_recording(PyObject *module, PyObject *args)
         sweep_at_name = PyUnicode_InternFromString("_sweep_at");
         flags_name = PyUnicode_InternFromString("FLAGS");
         budget_name = PyUnicode_InternFromString("max_pending_depth");
-        if (sweep_at_name == NULL || flags_name == NULL || budget_name == NULL) {
+        traces_name = PyUnicode_InternFromString("traces");
+        depth_name = PyUnicode_InternFromString("depth");
+        arrays_name = PyUnicode_InternFromString("arrays");
+        prune_at_name = PyUnicode_InternFromString("prune_at");
+        if (sweep_at_name == NULL || flags_name == NULL || budget_name == NULL || traces_name == NULL
+            || depth_name == NULL || arrays_name == NULL || prune_at_name == NULL) {
             return NULL;
         }
     }
@@ -718,6 +843,9 @@ configure_recording(PyObject *module, PyObject *args)
     recording.holders_with = holders;
     recording.track_pending = track;
     recording.flags_module = flags;
+    recording.tracing_state = tracing_state;
+    recording.template_state = template_state;
+    recording.pending_state = pending_state;
     recording.op = offsets[0];
     recording.operands = offsets[1];
     recording.attrs = offsets[2];
@@ -1039,12 +1167,15 @@ static PyMethodDef module_methods[] = {
                "integer_scalar_types)")},
     {"configure_recording", configure_recording, METH_VARARGS,
      PyDoc_STR("configure_recording(direct, scalar_operands, intern, instruction_globals, sweep, interned, broadcast_to, "
-               "scalar_operand, holders_with, track_pending, flags_module, and the Instruction slots op, operands, "
+               "scalar_operand, holders_with, track_pending, flags_module, tracing_state, template_state, pending_state, "
+               "and the Instruction slots op, operands, "
                "attrs, _attr_map, _local, _identity, depth, constant_only, _holder)")},
     {"record_binary", (PyCFunction)(void (*)(void))record_binary, METH_FASTCALL,
      PyDoc_STR("record_binary(name, x1, x2): elementwise.python_binary's direct path, or None")},
     {"record_unary", (PyCFunction)(void (*)(void))record_unary, METH_FASTCALL,
      PyDoc_STR("record_unary(name, x): elementwise.python_unary's direct path, or None")},
+    {"sweep_intern_table", sweep_intern_table, METH_O,
+     PyDoc_STR("sweep_intern_table(table): drop hlo.instruction's dead intern entries; the count left")},
     {"replay", (PyCFunction)(void (*)(void))replay, METH_FASTCALL,
      PyDoc_STR("replay(steps, slots): hlo.instruction.python_replay")},
     {"host_buffers", host_buffers, METH_VARARGS,

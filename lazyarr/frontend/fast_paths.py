@@ -8,7 +8,8 @@ nothing else: FastSlots in place of the operators, `Array.__getitem__` and the E
 conversions, calling the Python function for every other case; `record_binary` /
 `record_unary` ahead of elementwise's Python direct path (an operand signature seen before: the
 node from the intern table or its template, a new Array, its holder and loop tracking as
-array.py does them); `replay` for hlo.instruction's graph templates (`mean`, `@`, reductions);
+array.py does them, noting deep arrays for loop cuts); `replay` and the intern table's sweep for
+hlo.instruction (graph templates: `mean`, `@`, reductions);
 and `host_buffers` in place of jit.py's check of a call's arguments. This
 module loads it, hands it the classes, tables and slot offsets it reads, and answers with the
 Python function wherever it is not built or `--c_extensions=false` (read at import).
@@ -19,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _flags
-from ..hlo import Instruction
+from ..hlo import Instruction, template
 from ..hlo import instruction as instruction_module
 from . import array as array_module
-from . import core, elementwise
+from . import core, elementwise, tracing
 from .array import Array
 from .elements import INTEGER_SCALAR_TYPES, REAL_SCALAR_TYPES, Element
 
@@ -40,11 +41,13 @@ if ENABLED:
     _fast_paths.configure_recording(
         elementwise._DIRECT, elementwise._SCALAR_OPERANDS, instruction_module._INTERN, vars(instruction_module),
         instruction_module._sweep, instruction_module._interned, core.broadcast_to, elementwise._scalar_operand,
-        array_module.holders_with, array_module.track_pending, _flags, Instruction.op, Instruction.operands,
+        array_module.holders_with, array_module.track_pending, _flags, tracing.STATE, template.RECORDING,
+        array_module._PENDING, Instruction.op, Instruction.operands,
         Instruction.attrs, Instruction._attr_map, Instruction._local, Instruction._identity, Instruction.depth,
         Instruction.constant_only, Instruction._holder)
     elementwise.use_fast_recording(_fast_paths.record_binary, _fast_paths.record_unary)
     instruction_module.use_fast_replay(_fast_paths.replay)
+    instruction_module.use_fast_sweep(_fast_paths.sweep_intern_table)
 
 
 def accelerated(kind: str, function):

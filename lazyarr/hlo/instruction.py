@@ -182,12 +182,24 @@ def _sweep() -> None:
     if not _SWEEPING.acquire(blocking=False):
         return
     try:
-        for key, entry in _INTERN.copy().items():
-            if entry() is None and _INTERN.get(key) is entry:
-                del _INTERN[key]
+        if _fast_sweep is not None:  # the same in C (frontend/_fast_paths.c), ~8x faster
+            _fast_sweep(_INTERN)
+        else:
+            for key, entry in _INTERN.copy().items():
+                if entry() is None and _INTERN.get(key) is entry:
+                    del _INTERN[key]
         _sweep_at = max(_SWEEP_FLOOR, 2 * len(_INTERN))
     finally:
         _SWEEPING.release()
+
+
+_fast_sweep = None  # sweep_intern_table(table) of the frontend's C extension, where built (use_fast_sweep)
+
+
+def use_fast_sweep(function) -> None:
+    """Sweep the intern table with `function(table)` (the C extension's: fast_paths.py)."""
+    global _fast_sweep
+    _fast_sweep = function
 _NO_ATTRIBUTES = MappingProxyType({})
 # (op name, attributes as given, their types) -> the node's `_local` (attributes frozen and
 # sorted): a loop recording the same step skips freezing. Plain values only (no Literal kept).

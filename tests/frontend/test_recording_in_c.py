@@ -305,3 +305,75 @@ def test_an_array_of_an_incomplete_node_gets_pythons_error_not_a_crash():
     for expression in (lambda: x + x, lambda: -x, lambda: x * 2.0):
         with pytest.raises(AttributeError):
             expression()
+
+
+def _deep_chain(record, steps):
+    """Arrays x, x*0.5, (x*0.5)*0.5, ... recorded with `record(name, a, b)`; all kept."""
+    x = la.asarray(np.ones(3, np.float32)).eval()
+    chain = [x]
+    for _ in range(steps):
+        chain.append(record("multiply", chain[-1], 0.5))
+    return chain
+
+
+def test_c_notes_deep_arrays_for_loop_cuts_as_track_pending_does():
+    from lazyarr import _flags
+
+    flags = _flags.FLAGS
+    _flags.with_overrides(max_pending_depth=64)
+    try:
+        noted = {}
+        def through_c(name, x1, x2):
+            recorded = elementwise._record_binary(name, x1, x2)  # (None until the signature is memoized)
+            return elementwise.binary(name, x1, x2) if recorded is None else recorded
+
+        for path, record in (("c", through_c), ("python", elementwise.binary)):
+            array_module._PENDING.arrays.clear()
+            array_module._PENDING.prune_at = 1 << 20
+            chain = _deep_chain(record, 50)  # depths 1..50: those from 32 on are noted, none cut
+            noted[path] = [id(reference()) for reference in array_module._PENDING.arrays.values()]
+            assert noted[path] == [id(array) for array in chain if array._node.depth >= 32]
+            del chain
+        assert len(noted["c"]) == len(noted["python"]) >= 18
+    finally:
+        _flags.FLAGS = flags
+        array_module._PENDING.arrays.clear()
+        array_module._PENDING.prune_at = 64
+
+
+def test_c_notes_nothing_inside_a_trace():
+    from lazyarr import _flags
+
+    flags = _flags.FLAGS
+    _flags.with_overrides(max_pending_depth=8)
+    array_module._PENDING.arrays.clear()
+    try:
+        def deep(x):
+            for _ in range(20):
+                x = x * 0.5
+            return x
+
+        result = la.jit(deep)(la.asarray(np.ones(3, np.float32)))
+        assert array_module._PENDING.arrays == {}
+        np.testing.assert_array_equal(np.asarray(result), np.full(3, 0.5**20, np.float32))
+    finally:
+        _flags.FLAGS = flags
+
+
+def test_c_sweep_drops_exactly_the_dead_entries():
+    from lazyarr.frontend import _fast_paths
+
+    class Node:
+        pass
+
+    alive = [Node() for _ in range(50)]
+    table = {}
+    for index in range(200):
+        node = alive[index % 50] if index % 3 == 0 else Node()
+        table[(index, id(node))] = weakref.ref(node)
+    gc.collect()
+    want = {key for key, entry in table.items() if entry() is not None}
+    assert _fast_paths.sweep_intern_table(table) == len(want)
+    assert set(table) == want and all(entry() is not None for entry in table.values())
+    with pytest.raises(TypeError):
+        _fast_paths.sweep_intern_table([])
