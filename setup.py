@@ -5,7 +5,9 @@ optional: an install without a C compiler still works, running the same code in 
 
 from setuptools import Extension, setup
 
+_SHARED = ["lazyarr/_slot_offsets.h"]  # the slot reading both extensions share
+
 setup(ext_modules=[
-    Extension("lazyarr.frontend._fast_paths", ["lazyarr/frontend/_fast_paths.c"], optional=True),
-    Extension("lazyarr._graph_walk", ["lazyarr/_graph_walk.c"], optional=True),
+    Extension("lazyarr.frontend._fast_paths", ["lazyarr/frontend/_fast_paths.c"], depends=_SHARED, optional=True),
+    Extension("lazyarr._graph_walk", ["lazyarr/_graph_walk.c"], depends=_SHARED, optional=True),
 ])

@@ -12,16 +12,13 @@ strided view is recomputed instead) and which constants become runtime parameter
 `configure(...)` hands over the Instruction class, its slot descriptors and the constant and
 parameter ops; compile.py chooses this walk or its Python twin (when the extension is not built).
 */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include "structmember.h"
+#include "_slot_offsets.h"
 
 static PyTypeObject *instruction_type;
 static Py_ssize_t operands_offset, identity_offset, bound_offset, op_offset, shape_offset, dtype_offset;
 static PyObject *constant_op, *parameter_op;
 static PyObject *configured; /* configure's arguments: keeps what the pointers above borrow alive */
 
-#define SLOT(object, offset) (*(PyObject **)((char *)(object) + (offset)))
 
 typedef struct {
     PyObject *node; /* a strong reference */
@@ -283,18 +280,6 @@ done:
     return result;
 }
 
-static int
-slot_offset(PyObject *descriptor, const char *what, Py_ssize_t *offset)
-{
-    if (!Py_IS_TYPE(descriptor, &PyMemberDescr_Type)
-        || ((PyMemberDescrObject *)descriptor)->d_member->type != T_OBJECT_EX) {
-        PyErr_Format(PyExc_TypeError, "configure: %s must be a __slots__ member descriptor, not %R", what,
-                     descriptor);
-        return -1;
-    }
-    *offset = ((PyMemberDescrObject *)descriptor)->d_member->offset;
-    return 0;
-}
 
 static PyObject *
 configure(PyObject *module, PyObject *args)

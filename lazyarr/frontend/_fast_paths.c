@@ -27,9 +27,7 @@ buffers (W5: the whole call is ~4 us, and that check was 0.55 of them).
 read; until it is called every FastSlot calls its fallback. The module is optional: without a
 C compiler lazyarr runs the same Python code (fast_paths.py chooses).
 */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include "structmember.h"
+#include "../_slot_offsets.h"
 
 /* What configure() gave: the classes and slot offsets the fast paths read (borrowed from
    configure's arguments, kept alive by the references held below). */
@@ -41,7 +39,6 @@ static PyObject *configured;  /* the tuple of configure's arguments: keeps them 
 static PyTypeObject *real_types[MOST_SCALAR_TYPES], *integer_types[MOST_SCALAR_TYPES];
 static Py_ssize_t real_count, integer_count;
 
-#define SLOT(object, offset) (*(PyObject **)((char *)(object) + (offset)))
 
 /* What configure_recording() gave (recording.configured: its arguments, kept alive). */
 static struct {
@@ -142,7 +139,6 @@ element_value(PyObject *element, PyTypeObject *const *types, Py_ssize_t count)
     return value;
 }
 
-static int slot_offset(PyObject *descriptor, const char *what, Py_ssize_t *offset);
 
 /* -- recording: elementwise.py's direct path ------------------------------------------------ */
 
@@ -1039,19 +1035,6 @@ static PyTypeObject FastSlotType = {
     .tp_members = fast_slot_members,
 };
 
-/* The offset of an object slot (`__slots__` entry) from its member descriptor. */
-static int
-slot_offset(PyObject *descriptor, const char *what, Py_ssize_t *offset)
-{
-    if (!Py_IS_TYPE(descriptor, &PyMemberDescr_Type)
-        || ((PyMemberDescrObject *)descriptor)->d_member->type != T_OBJECT_EX) {
-        PyErr_Format(PyExc_TypeError, "configure: %s must be a __slots__ member descriptor, not %R", what,
-                     descriptor);
-        return -1;
-    }
-    *offset = ((PyMemberDescrObject *)descriptor)->d_member->offset;
-    return 0;
-}
 
 static int
 type_list(PyObject *types, PyTypeObject **out, Py_ssize_t *count, const char *what)
@@ -1171,9 +1154,9 @@ static PyMethodDef module_methods[] = {
                "and the Instruction slots op, operands, "
                "attrs, _attr_map, _local, _identity, depth, constant_only, _holder)")},
     {"record_binary", (PyCFunction)(void (*)(void))record_binary, METH_FASTCALL,
-     PyDoc_STR("record_binary(name, x1, x2): elementwise.python_binary's direct path, or None")},
+     PyDoc_STR("record_binary(name, x1, x2): elementwise.binary's direct path, or None")},
     {"record_unary", (PyCFunction)(void (*)(void))record_unary, METH_FASTCALL,
-     PyDoc_STR("record_unary(name, x): elementwise.python_unary's direct path, or None")},
+     PyDoc_STR("record_unary(name, x): elementwise.unary's direct path, or None")},
     {"sweep_intern_table", sweep_intern_table, METH_O,
      PyDoc_STR("sweep_intern_table(table): drop hlo.instruction's dead intern entries; the count left")},
     {"replay", (PyCFunction)(void (*)(void))replay, METH_FASTCALL,
