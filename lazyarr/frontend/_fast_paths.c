@@ -459,10 +459,9 @@ note_pending(PyObject *array)
 }
 
 /* hlo.instruction's sweep of its intern table: drop the entries whose instruction is dead.
-   Under the GIL and without running Python code between finding a dead entry and deleting it
-   (keys are tuples of ints and identities; dead weak references have no callbacks), so the
-   table cannot change meanwhile; an entry is deleted only if it is still the dead one found.
-   Returns the number of entries left. */
+   It walks a copy (holding its keys and entries), as the Python sweep does: an allocation here may
+   run a collection whose finalizers record nodes, replacing dead entries of the table meanwhile;
+   an entry is deleted only if it is still the dead one found. Returns the number left. */
 static PyObject *
 sweep_intern_table(PyObject *module, PyObject *table)
 {
@@ -470,31 +469,35 @@ sweep_intern_table(PyObject *module, PyObject *table)
         PyErr_SetString(PyExc_TypeError, "sweep_intern_table(table: dict)");
         return NULL;
     }
-    PyObject *dead = PyList_New(0);
+    PyObject *snapshot = PyDict_Copy(table);
+    PyObject *dead = snapshot == NULL ? NULL : PyList_New(0);
     if (dead == NULL) {
+        Py_XDECREF(snapshot);
         return NULL;
     }
     Py_ssize_t position = 0;
     PyObject *key, *entry;
-    while (PyDict_Next(table, &position, &key, &entry)) {
+    while (PyDict_Next(snapshot, &position, &key, &entry)) { /* (the snapshot holds both) */
         if (PyWeakref_CheckRef(entry) && PyWeakref_GET_OBJECT(entry) == Py_None) {
             PyObject *pair = PyTuple_Pack(2, key, entry);
             if (pair == NULL || PyList_Append(dead, pair) < 0) {
                 Py_XDECREF(pair);
                 Py_DECREF(dead);
+                Py_DECREF(snapshot);
                 return NULL;
             }
             Py_DECREF(pair);
         }
     }
+    Py_DECREF(snapshot);
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(dead); i++) {
         PyObject *pair = PyList_GET_ITEM(dead, i);
         PyObject *current = PyDict_GetItemWithError(table, PyTuple_GET_ITEM(pair, 0));
-        if (current == PyTuple_GET_ITEM(pair, 1) && PyDict_DelItem(table, PyTuple_GET_ITEM(pair, 0)) < 0) {
+        if (current == NULL && PyErr_Occurred()) {
             Py_DECREF(dead);
             return NULL;
         }
-        if (current == NULL && PyErr_Occurred()) {
+        if (current == PyTuple_GET_ITEM(pair, 1) && PyDict_DelItem(table, PyTuple_GET_ITEM(pair, 0)) < 0) {
             Py_DECREF(dead);
             return NULL;
         }
