@@ -376,9 +376,16 @@ replay(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                 }
             }
         }
+        Py_ssize_t held = failed ? 0 : count;
+        for (Py_ssize_t j = 0; j < held; j++) {
+            Py_INCREF(operands[j]); /* (held while the node is made: code run meanwhile may change `slots`) */
+        }
         PyObject *node = failed ? NULL : intern_node(
             PyTuple_GET_ITEM(step, 0), PyTuple_GET_ITEM(step, 1), PyTuple_GET_ITEM(step, 2), PyTuple_GET_ITEM(step, 4),
             PyTuple_GET_ITEM(step, 5), PyTuple_GET_ITEM(step, 6), operands, count);
+        for (Py_ssize_t j = 0; j < held; j++) {
+            Py_DECREF(operands[j]);
+        }
         if (operands != stack_operands) {
             PyMem_Free(operands);
         }
