@@ -182,11 +182,13 @@ def dot(a, b, out=None) -> Array:
     left, right = as_array(a, where="dot"), as_array(b, where="dot")
     if left.ndim == 0 or right.ndim == 0:
         return elementwise.multiply(left, right)
-    result_dtype = dtypes.result_type(left, right)
     left_axis = left.ndim - 1
     right_axis = 0 if right.ndim == 1 else right.ndim - 2
     if left.shape[left_axis] != right.shape[right_axis]:
         raise _not_aligned("dot", left.shape, right.shape, left_axis, right_axis)
+    if left.ndim <= 2 and right.ndim <= 2 and type(left) is Array and type(right) is Array:
+        return matmul(left, right)  # (vectors and matrices: dot is matmul, whose graph is a memoized template)
+    result_dtype = dtypes.result_type(left, right)
     return wrap(
         dot_general(
             convert(left._node, result_dtype),
