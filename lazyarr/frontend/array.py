@@ -467,11 +467,11 @@ class Array:
         return format(str(self), spec)
 
     def __iter__(self):
+        """`self[0]`, `self[1]`, ...: through `__getitem__` itself, so an evaluated array's
+        elements come from the C extension's read where it is built (fast_paths.py)."""
         if not self.shape:
             raise TypeError("iteration over a 0-d lazyarr array")
-        from .indexing import getitem
-
-        return (getitem(self, index) for index in range(self.shape[0]))
+        return map(self.__getitem__, range(self.shape[0]))
 
     # -- interop -------------------------------------------------------------------------------
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
