@@ -1,31 +1,34 @@
-/* Frontend fast paths in C: element reads (`x[i]`, `x[i, j]`, `float(e)`, `int(e)`, `bool(e)`,
-`operator.index(e)`) and the buffers of a jitted call's arguments.
+/* Frontend fast paths in C: recording elementwise ops and graph templates, element reads, and
+the buffers of a jitted call's arguments. Installed by fast_paths.py; optional (setup.py).
 
-A loop that reads evaluated results one element at a time (`total += float(x[i])`) runs NumPy's
-scalar code in NumPy; in lazyarr each read is `Array.__getitem__` and the element's `__float__`,
-two Python-level calls that cost several times NumPy's whole read (elements.py). This module
-does the same work without a Python frame: `FastSlot(kind, fallback)` is a method descriptor
-that CPython's type slots (mp_subscript, nb_float, ...) call directly; it handles the one case
-elements.py and indexing.py already handle inline (an evaluated host buffer, integer keys; an
-Element holding a real NumPy scalar) and calls `fallback`, the Python implementation, for
-everything else, with the same arguments. Results and errors are the Python path's: the fast
-path only ever returns what that path would build (an Element holding NumPy's own scalar), and
-any doubt (an IndexError, a view, another type) is left to it.
+Each is a piece of Python that a loop runs for every op or read, where a frame, bytecode and
+attribute reads cost more than NumPy's whole op on small arrays; each does exactly what its
+Python twin does in the common case and hands everything else to it:
 
-`record_binary(name, x1, x2)` / `record_unary(name, x)` are elementwise.py's `binary` / `unary`
-where those take their memoized direct path (an operand signature seen before:
-one table lookup, the node from the intern table or made from the template, a new Array); they
-return None wherever the Python function would do anything else, and the Python function runs.
-Recording an op was ~1.5-2.8 us of Python, more than NumPy's whole op on small arrays. `replay`
-is hlo.instruction's: a graph template (`mean`, `@`, reductions) made again on new operands.
+- `FastSlot(kind, fallback[, name])`: a method descriptor that CPython's type slots call without
+  a frame, installed as `Array.__getitem__` (an evaluated host buffer read with one integer per
+  axis: an Element holding NumPy's own scalar), the Element conversions (`float`, `int`, `bool`,
+  `operator.index` of a real NumPy scalar) and the Array operators (`record_binary` /
+  `record_unary` below); anything else calls `fallback`, the Python method, with the same
+  arguments.
+- `record_binary(name, x1, x2)` / `record_unary(name, x)`: elementwise.binary / unary's memoized
+  direct path (an operand signature seen before: the node from the intern table or made from its
+  template as hlo.instruction's make_like and _interned make it, a new Array as array.py's
+  __init__ makes it, a deep one noted for loop cuts as track_pending notes it); None wherever the
+  Python function would do anything else.
+- `replay(steps, slots)`: hlo.instruction.python_replay (graph templates: `mean`, `@`, reductions);
+  `sweep_intern_table(table)`: its sweep of dead intern entries.
+- `host_buffers(args, layouts)`: jit.py's host_buffers_of_layouts (a jitted function called again
+  with evaluated host arrays of its last call's shapes and dtypes).
 
-`host_buffers(args, layouts)` is jit.py's `host_buffers_of_layouts`: a jitted function called
-again with evaluated host arrays of its last call's shapes and dtypes runs at once on their
-buffers (W5: the whole call is ~4 us, and that check was 0.55 of them).
+The Python functions mirrored say so; tests/frontend/test_recording_in_c.py and
+test_element_reads.py hold the two together. One rule keeps the C safe: anything read from a
+slot or a table is held (a strong reference) across any call that may run Python code, since
+an allocation may run a collection whose finalizers rebind arrays, free nodes and change tables
+(two fuzzing reviews found use-after-frees where it was not).
 
-`configure(...)` hands over the classes and the slot descriptors whose offsets the fast paths
-read; until it is called every FastSlot calls its fallback. The module is optional: without a
-C compiler lazyarr runs the same Python code (fast_paths.py chooses).
+`configure(...)` and `configure_recording(...)` hand over the classes, tables and slot
+descriptors (whose offsets the fast paths read); until then every path declines.
 */
 #include "../_slot_offsets.h"
 
