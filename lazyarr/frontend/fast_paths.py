@@ -1,18 +1,19 @@
 """The frontend's fast paths in C (`_fast_paths.c`), where the optional extension is built.
 
-Recording an elementwise op (`a + b`, `x * 0.5`, `la.exp(x)`), element reads (`x[i]`,
-`float(x[i])`, ...) and a jitted function's repeated call are each from a few hundred
-nanoseconds to a few microseconds of Python (frames, attribute reads, objects), more than
-NumPy or the native code they lead to costs. The C extension does their common case and
-nothing else: FastSlots in place of the operators, `Array.__getitem__` and the Element
-conversions, calling the Python function for every other case; `record_binary` /
-`record_unary` ahead of elementwise's Python direct path (an operand signature seen before: the
-node from the intern table or its template, a new Array, its holder and loop tracking as
-array.py does them, noting deep arrays for loop cuts); `replay` and the intern table's sweep for
-hlo.instruction (graph templates: `mean`, `@`, reductions);
-and `host_buffers` in place of jit.py's check of a call's arguments. This
-module loads it, hands it the classes, tables and slot offsets it reads, and answers with the
-Python function wherever it is not built or `--c_extensions=false` (read at import).
+Recording an elementwise op (`a + b`, `x * 0.5`, `la.exp(x)`), replaying a graph template
+(`mean`, `@`, reductions), reading an element (`x[i]`, `float(x[i])`) and checking a jitted
+call's arguments each cost from a few hundred nanoseconds to a few microseconds of Python
+(frames, attribute reads, objects): more than NumPy's whole op on small arrays. The C extension
+does their common case and nothing else, calling the Python for every other case:
+
+- FastSlots in place of the Array operators, `Array.__getitem__` and the Element conversions;
+- `record_binary` / `record_unary` ahead of elementwise's direct path (the ufunc functions);
+- `replay` and the intern table's sweep for hlo.instruction;
+- `host_buffers` in place of jit.py's `host_buffers_of_layouts`.
+
+This module loads it, hands it the classes, tables and slot descriptors it reads, installs it,
+and answers with the Python function wherever it is not built or `--c_extensions=false` (read
+at import). The C file's header says what each path mirrors and how it stays safe.
 """
 
 from __future__ import annotations
