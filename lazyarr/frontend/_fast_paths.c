@@ -152,8 +152,17 @@ referent(PyObject *reference)
     if (!PyWeakref_CheckRef(reference)) {
         return NULL;
     }
+#if PY_VERSION_HEX >= 0x030D0000 /* (PyWeakref_GET_OBJECT is deprecated from 3.13) */
+    PyObject *object;
+    if (PyWeakref_GetRef(reference, &object) < 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return object;
+#else
     PyObject *object = PyWeakref_GET_OBJECT(reference);
     return object == Py_None ? NULL : Py_NewRef(object);
+#endif
 }
 
 static int
@@ -488,7 +497,9 @@ sweep_intern_table(PyObject *module, PyObject *table)
     Py_ssize_t position = 0;
     PyObject *key, *entry;
     while (PyDict_Next(snapshot, &position, &key, &entry)) { /* (the snapshot holds both) */
-        if (PyWeakref_CheckRef(entry) && PyWeakref_GET_OBJECT(entry) == Py_None) {
+        PyObject *alive = referent(entry);
+        Py_XDECREF(alive);
+        if (PyWeakref_CheckRef(entry) && alive == NULL) {
             PyObject *pair = PyTuple_Pack(2, key, entry);
             if (pair == NULL || PyList_Append(dead, pair) < 0) {
                 Py_XDECREF(pair);
