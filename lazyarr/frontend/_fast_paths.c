@@ -11,8 +11,9 @@ Python twin does in the common case and hands everything else to it:
   `operator.index` of a real NumPy scalar) and the Array operators (`record_binary` /
   `record_unary` below); anything else calls `fallback`, the Python method, with the same
   arguments.
-- `record_binary(name, x1, x2)` / `record_unary(name, x)`: elementwise.binary / unary's memoized
-  direct path (an operand signature seen before: the node from the intern table or made from its
+- `record_binary(name, x1, x2)` / `record_unary(name, x)`: direct_recording.py's
+  python_record_binary / python_record_unary, the memoized direct path of elementwise ops (an
+  operand signature seen before: the node from the intern table or made from its
   template as hlo.instruction's make_like and _interned make it, a new Array as array.py's
   __init__ makes it, a deep one noted for loop cuts as track_pending notes it); None wherever the
   Python function would do anything else.
@@ -143,7 +144,7 @@ element_value(PyObject *element, PyTypeObject *const *types, Py_ssize_t count)
 }
 
 
-/* -- recording: elementwise.py's direct path ------------------------------------------------ */
+/* -- recording: direct_recording.py's direct path -------------------------------------------- */
 
 /* The referent of a weak reference (a new reference), or NULL without an error when dead. */
 static PyObject *
@@ -609,7 +610,7 @@ broadcast(PyObject *node, PyObject *shape)
     return PyObject_CallFunctionObjArgs(recording.broadcast_to, node, shape, NULL);
 }
 
-/* The constant operand of a Python scalar (elementwise._scalar_operand), if `value` is within
+/* The constant operand of a Python scalar (direct_recording.scalar_operand), if `value` is within
    [low, high] of `spec` = (dtype, shape, low, high); Py_None (a new reference) when not. */
 static PyObject *
 scalar_operand(PyObject *value, PyObject *spec)
@@ -667,7 +668,7 @@ is_python_scalar(PyObject *value)
 }
 
 /* The node of `x` if it is an Array (exactly) holding a complete Instruction (a new reference),
-   else NULL: the recording functions hold it while Python code (broadcast_to, _scalar_operand,
+   else NULL: the recording functions hold it while Python code (broadcast_to, scalar_operand,
    a collection's finalizers) may rebind the array and drop its old node. */
 static PyObject *
 held_node(PyObject *x)
@@ -685,7 +686,7 @@ held_node(PyObject *x)
 
 static PyObject *record_binary_nodes(PyObject *name, PyObject *x1, PyObject *x2, PyObject *node1, PyObject *node2);
 
-/* elementwise.binary's direct path: the new Array, or Py_None where it does not apply. */
+/* direct_recording.python_record_binary: the new Array, or Py_None where it does not apply. */
 static PyObject *
 record_binary_call(PyObject *name, PyObject *x1, PyObject *x2)
 {
@@ -774,7 +775,7 @@ record_binary_nodes(PyObject *name, PyObject *x1, PyObject *x2, PyObject *node1,
     return result;
 }
 
-/* elementwise.unary's direct path: the new Array, or Py_None where it does not apply. */
+/* direct_recording.python_record_unary: the new Array, or Py_None where it does not apply. */
 static PyObject *
 record_unary_call(PyObject *name, PyObject *x)
 {
@@ -1178,9 +1179,9 @@ static PyMethodDef module_methods[] = {
                "and the Instruction slots op, operands, "
                "attrs, _attr_map, _local, _identity, depth, constant_only, _holder)")},
     {"record_binary", (PyCFunction)(void (*)(void))record_binary, METH_FASTCALL,
-     PyDoc_STR("record_binary(name, x1, x2): elementwise.binary's direct path, or None")},
+     PyDoc_STR("record_binary(name, x1, x2): direct_recording.python_record_binary")},
     {"record_unary", (PyCFunction)(void (*)(void))record_unary, METH_FASTCALL,
-     PyDoc_STR("record_unary(name, x): elementwise.unary's direct path, or None")},
+     PyDoc_STR("record_unary(name, x): direct_recording.python_record_unary")},
     {"sweep_intern_table", sweep_intern_table, METH_O,
      PyDoc_STR("sweep_intern_table(table): drop hlo.instruction's dead intern entries; the count left")},
     {"replay", (PyCFunction)(void (*)(void))replay, METH_FASTCALL,

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import builtins
 import functools
-import math
 import operator
 
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, Maker, make, make_like, make_plain, node_template
+from ..hlo import Instruction, Maker, make, make_plain
 from ..hlo import get as get_op
 from ..shapes import broadcast_shapes
+from . import direct_recording as _direct
 from . import elements
 from .array import Array
 from .core import as_array, broadcast_to, convert, is_python_scalar, scalar_constant, wrap
@@ -114,16 +114,9 @@ def prepare(name: str, ufunc: np.ufunc, operands) -> tuple[list[Instruction], np
                 dtypes.check_weak_scalar_fits(value, dtypes.int64 if dtypes.is_bool(dtype) else dtype, where=name)
             node = scalar_constant(value, dtype)
             if shape:
-                node = _broadcast_constant(node, shape)
+                node = _direct.broadcast_constant(node, shape)
         nodes.append(node)
     return nodes, result
-
-
-@functools.lru_cache(maxsize=1024)
-def _broadcast_constant(node: Instruction, shape: tuple[int, ...]) -> Instruction:
-    """Broadcast scalar constants (`x * 2` on one shape in a loop) are built once (values of
-    constants alone are never bound to a buffer, so keeping them ties them to no device)."""
-    return broadcast_to(node, shape)
 
 
 def _prepare(name: str, ufunc: np.ufunc, operands) -> tuple[list[Instruction], np.dtype]:
@@ -193,7 +186,7 @@ def _compare_out_of_range(name, ufunc, operands):
     inputs, _ = _resolve_loop(name, ufunc, tuple(_operand_dtype(operand) for operand in operands))
     if not (dtypes.is_integer(array.dtype) and dtypes.is_integer(inputs[position])):
         return None  # (bool arrays go through int64)
-    low, high = _integer_range(inputs[position])
+    low, high = _direct.integer_range(inputs[position])
     if low <= value <= high:
         return None
     info = np.iinfo(inputs[position])
@@ -203,12 +196,6 @@ def _compare_out_of_range(name, ufunc, operands):
     above = value > info.max
     outcome = {"EQ": False, "NE": True, "LT": above, "LE": above, "GT": not above, "GE": not above}
     return wrap(broadcast_to(scalar_constant(outcome[direction], dtypes.bool_), array.shape))
-
-
-@functools.cache
-def _integer_range(dtype: np.dtype) -> tuple[int, int]:
-    info = np.iinfo(dtype)
-    return int(info.min), int(info.max)
 
 
 def _identity(node):
@@ -231,7 +218,7 @@ def _ldexp(mantissa, exponent):
     range first (NumPy's `ldexp_int64` does the same; any exponent that far out saturates)."""
     if exponent.dtype == dtypes.int64:
         low, high = (broadcast_to(scalar_constant(bound, dtypes.int64), exponent.shape)
-                     for bound in _integer_range(dtypes.int32))
+                     for bound in _direct.integer_range(dtypes.int32))
         exponent = convert(make("clamp", [low, exponent, high]), dtypes.int32)
     return make("ldexp", [mantissa, exponent])
 
@@ -354,121 +341,17 @@ UFUNCS = {
 }
 
 
-# (name, then per operand: an array's dtype and shape, or a weak scalar's type) -> how `apply`
-# built the result, where it made one node of the operands' nodes: the node's template
-# (hlo.node_template), then per operand the shape an array was broadcast to (None: as it is),
-# or for a scalar its constant's dtype, the broadcast shape and the range of Python values that
-# needs no check. A loop recording `a * b`, `x + bias` or `x * 0.2` on the same shapes takes
-# `binary`'s path: one lookup, no dtype resolution, no rules, one intern lookup (hlo.make_like).
-_DIRECT: dict[tuple, tuple] = {}
-_DIRECT_SCALARS = (int, float)
-
-
 def binary(name: str, x1, x2) -> Array:
-    """`apply(name, x1, x2)`: the hot path of operators and two-operand functions.
-
-    Its direct path (and unary's) is mirrored in C (frontend/_fast_paths.c, record_binary):
-    a change here changes it too; tests/frontend/test_recording_in_c.py holds the two together."""
-    kind1, kind2 = type(x1), type(x2)
-    if kind1 is Array:
-        node1 = x1._node
-        if kind2 is Array:
-            node2 = x2._node
-            direct = _DIRECT.get((name, node1.dtype, node1.shape, node2.dtype, node2.shape))
-            if direct is not None:
-                template, shape1, shape2 = direct
-                if shape1 is not None:
-                    node1 = broadcast_to(node1, shape1)
-                if shape2 is not None:
-                    node2 = broadcast_to(node2, shape2)
-                return Array(make_like(template, node1, node2))
-        elif kind2 in _DIRECT_SCALARS:
-            direct = _DIRECT.get((name, node1.dtype, node1.shape, kind2))
-            if direct is not None:
-                template, shape1, (dtype, shape, low, high) = direct
-                if low <= x2 <= high:
-                    if shape1 is not None:
-                        node1 = broadcast_to(node1, shape1)
-                    return Array(make_like(template, node1, _scalar_operand(x2, dtype, shape)))
-    elif kind2 is Array and kind1 in _DIRECT_SCALARS:
-        node2 = x2._node
-        direct = _DIRECT.get((name, kind1, node2.dtype, node2.shape))
-        if direct is not None:
-            template, (dtype, shape, low, high), shape2 = direct
-            if low <= x1 <= high:
-                if shape2 is not None:
-                    node2 = broadcast_to(node2, shape2)
-                return Array(make_like(template, _scalar_operand(x1, dtype, shape), node2))
-    return apply(name, x1, x2)
+    """`apply(name, x1, x2)`: the hot path of operators and two-operand functions, through the
+    memoized direct path first (direct_recording.py)."""
+    result = _direct.record_binary(name, x1, x2)
+    return apply(name, x1, x2) if result is None else result
 
 
 def unary(name: str, x) -> Array:
     """`apply(name, x)`: the hot path of one-operand functions and operators."""
-    if type(x) is Array:
-        node = x._node
-        template = _DIRECT.get((name, node.dtype, node.shape))
-        if template is not None:
-            return Array(make_like(template, node))
-    return apply(name, x)
-
-
-def _scalar_operand(value, dtype, shape) -> Instruction:
-    """The (broadcast) constant of a Python int or float, as `prepare` makes it; memoized by
-    value, except zeros and NaNs (0.0 == -0.0 and NaN != NaN: those go by their bits)."""
-    key = (type(value), value, dtype, shape)
-    node = _SCALAR_OPERANDS.get(key)
-    if node is None:
-        node = scalar_constant(value, dtype)
-        if shape:
-            node = _broadcast_constant(node, shape)
-        if value and value == value:
-            if len(_SCALAR_OPERANDS) >= 1024:
-                _SCALAR_OPERANDS.clear()
-            _SCALAR_OPERANDS[key] = node
-    return node
-
-
-_SCALAR_OPERANDS: dict[tuple, Instruction] = {}
-
-
-def _remember_direct(name, ufunc, operands, nodes, result) -> None:
-    """Enter in _DIRECT how `apply` just built `result`, when it was one node of the operands'
-    nodes: an array as it is or broadcast, a Python int or float as its constant."""
-    # An integer power checks its exponent's sign at every call (apply): not a direct path.
-    if (ufunc is np.power and not dtypes.is_inexact(result.dtype)) or result.operands != tuple(nodes) \
-            or len(_DIRECT) >= 4096:
-        return
-    if len(operands) == 1:
-        if type(operands[0]) is Array and operands[0]._node is nodes[0]:
-            _DIRECT[name, nodes[0].dtype, nodes[0].shape] = node_template(result)
-        return
-    key, specs = [name], []
-    for value, node in zip(operands, nodes):
-        kind = type(value)
-        if kind is Array:
-            if value._node is node:
-                specs.append(None)
-            elif value.dtype == node.dtype and broadcast_to(value._node, node.shape) is node:
-                specs.append(node.shape)
-            else:
-                return  # converted
-            key += (value.dtype, value.shape)
-        elif kind in _DIRECT_SCALARS:
-            scalar = node.operands[0] if node.shape else node
-            if scalar.op.name != "constant" or scalar.shape or scalar_constant(value, scalar.dtype) is not scalar:
-                return
-            dtype = scalar.dtype
-            low, high = -math.inf, math.inf
-            if kind is int:
-                # Outside its integer dtype's range an int is refused, or compared by value
-                # (`_compare_out_of_range`): those calls take the general path.
-                bound = dtypes.int64 if dtypes.is_bool(dtype) else dtype
-                low, high = _integer_range(bound) if dtypes.is_integer(bound) else (-2**53, 2**53)
-            key.append(kind)
-            specs.append((dtype, node.shape, low, high))
-        else:
-            return
-    _DIRECT[tuple(key)] = (node_template(result), *specs)
+    result = _direct.record_unary(name, x)
+    return apply(name, x) if result is None else result
 
 
 def apply(name: str, *operands) -> Array:
@@ -491,7 +374,7 @@ def apply(name: str, *operands) -> Array:
     if result.dtype is not result_dtype and result.dtype != result_dtype:
         result = convert(result, result_dtype)
     else:
-        _remember_direct(name, ufunc, operands, nodes, result)
+        _direct.remember(name, ufunc, operands, nodes, result)
     return Array(result)
 
 
@@ -504,32 +387,13 @@ def _is_negative_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value < 0
 
 
-# The C extension's `binary` / `unary` direct paths (fast_paths.py sets them where it is built):
-# each returns the recorded array, or None where the Python function must run.
-_record_binary = _record_unary = None
-
-
-def use_fast_recording(record_binary, record_unary) -> None:
-    """Record the ufunc functions' direct paths with these (fast_paths.py: the C extension's)."""
-    global _record_binary, _record_unary
-    _record_binary, _record_unary = record_binary, record_unary
-
-
 def _define(name):
     ufunc = UFUNCS[name][0]
     if ufunc.nin == 1:
         def function(x, /):
-            if _record_unary is not None:
-                result = _record_unary(name, x)
-                if result is not None:
-                    return result
             return unary(name, x)
     else:
         def function(x1, x2, /):
-            if _record_binary is not None:
-                result = _record_binary(name, x1, x2)
-                if result is not None:
-                    return result
             return binary(name, x1, x2)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"Lazy `numpy.{ufunc.__name__}`: same dtypes, broadcasting and values."

@@ -7,7 +7,8 @@ call's arguments each cost from a few hundred nanoseconds to a few microseconds 
 does their common case and nothing else, calling the Python for every other case:
 
 - FastSlots in place of the Array operators, `Array.__getitem__` and the Element conversions;
-- `record_binary` / `record_unary` ahead of elementwise's direct path (the ufunc functions);
+- `record_binary` / `record_unary` in place of direct_recording's (elementwise ops on a
+  signature seen before);
 - `replay` and the intern table's sweep for hlo.instruction;
 - `host_buffers` in place of jit.py's `host_buffers_of_layouts`.
 
@@ -24,7 +25,7 @@ from .. import _flags
 from ..hlo import Instruction, template
 from ..hlo import instruction as instruction_module
 from . import array as array_module
-from . import core, elementwise, tracing
+from . import core, direct_recording, tracing
 from .array import Array
 from .elements import INTEGER_SCALAR_TYPES, REAL_SCALAR_TYPES, Element
 
@@ -40,13 +41,13 @@ if ENABLED:
         Element._value, Element._leaf, Array._base, Array._views, Instruction.shape, Instruction.dtype,
         tuple(REAL_SCALAR_TYPES), tuple(INTEGER_SCALAR_TYPES))
     _fast_paths.configure_recording(
-        elementwise._DIRECT, elementwise._SCALAR_OPERANDS, instruction_module._INTERN, vars(instruction_module),
-        instruction_module._sweep, instruction_module._interned, core.broadcast_to, elementwise._scalar_operand,
+        direct_recording.DIRECT, direct_recording.SCALAR_OPERANDS, instruction_module._INTERN, vars(instruction_module),
+        instruction_module._sweep, instruction_module._interned, core.broadcast_to, direct_recording.scalar_operand,
         array_module.holders_with, array_module.track_pending, _flags, tracing.STATE, template.RECORDING,
         array_module._PENDING, Instruction.op, Instruction.operands,
         Instruction.attrs, Instruction._attr_map, Instruction._local, Instruction._identity, Instruction.depth,
         Instruction.constant_only, Instruction._holder)
-    elementwise.use_fast_recording(_fast_paths.record_binary, _fast_paths.record_unary)
+    direct_recording.use_fast_recording(_fast_paths.record_binary, _fast_paths.record_unary)
     instruction_module.use_fast_replay(_fast_paths.replay)
     instruction_module.use_fast_sweep(_fast_paths.sweep_intern_table)
 

@@ -1,7 +1,7 @@
 """Recording's memoized fast paths make exactly what the general path makes.
 
 A loop records the same op on the same operand signature over and over, so elementwise ops
-remember how `apply` built a node (elementwise.binary/unary, `_DIRECT`) and the intern table
+remember how `apply` built a node (direct_recording.py, `DIRECT`) and the intern table
 keys operands by id. These tests pin that the fast path is an optimization only: the same
 interned node as the general path, the same values as NumPy, and every check the general path
 makes (an int out of range, an int compared out of range, -0.0 and NaN constants) still made
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import lazyarr as la
-from lazyarr.frontend import elementwise, manipulation_joining
+from lazyarr.frontend import direct_recording, elementwise, manipulation_joining
 from lazyarr.hlo.instruction import interned_count, make
 from tests.strategies import arrays
 
@@ -234,12 +234,12 @@ def test_float_powers_repeat_like_numpy(data, dtype, exponent):
     with np.errstate(all="ignore"):
         expected = np.power(value, exponent)
     lazy = la.asarray(value)
-    elementwise._DIRECT.clear()  # (a bounded memo: a long session may have filled it)
+    direct_recording.DIRECT.clear()  # (a bounded memo: a long session may have filled it)
     first, second = la.power(lazy, exponent), la.power(lazy, exponent)
     assert first._node is second._node
     # The memo holds the signature (a NaN exponent or an int past 2**53 takes the general path).
     if exponent == exponent:
-        assert ("power", lazy.dtype, lazy.shape, type(exponent)) in elementwise._DIRECT
+        assert ("power", lazy.dtype, lazy.shape, type(exponent)) in direct_recording.DIRECT
     actual = np.asarray(second)
     assert actual.dtype == expected.dtype
     # Compiled pow (libmvec's, within 4 ULP; x ** 2 as x * x) against NumPy's: a few ULPs, by

@@ -22,10 +22,21 @@ from hypothesis import strategies as st
 
 import lazyarr as la
 from lazyarr.frontend import array as array_module
-from lazyarr.frontend import elementwise, fast_paths
+from lazyarr.frontend import direct_recording, elementwise, fast_paths
 from lazyarr.hlo.instruction import make
 
 pytestmark = pytest.mark.skipif(not fast_paths.ENABLED, reason="the C extension is not built here")
+
+def python_binary(name, x1, x2):
+    """python_binary as the Python alone records it: its direct path, else apply."""
+    result = direct_recording.python_record_binary(name, x1, x2)
+    return elementwise.apply(name, x1, x2) if result is None else result
+
+
+def python_unary(name, x):
+    result = direct_recording.python_record_unary(name, x)
+    return elementwise.apply(name, x) if result is None else result
+
 
 _BINARY = ["add", "subtract", "multiply", "divide", "maximum", "less", "equal", "bitwise_and", "power",
            "floor_divide", "arctan2", "logical_or"]
@@ -79,12 +90,12 @@ def _check_recorded(recorded, reference):
 @given(st.data(), st.sampled_from(_BINARY), st.sampled_from(_DTYPES), st.sampled_from(_DTYPES))
 def test_c_binary_records_the_python_paths_node(data, name, dtype1, dtype2):
     x1, x2 = _operand(data, dtype1), _operand(data, dtype2)
-    first, first_error = _python_result(elementwise.binary, name, x1, x2)  # (memoizes the signature)
-    recorded = elementwise._record_binary(name, x1, x2)
+    first, first_error = _python_result(python_binary, name, x1, x2)  # (memoizes the signature)
+    recorded = direct_recording.record_binary(name, x1, x2)
     if recorded is None:
         return  # declined: the Python path runs (and raises what it raises)
     assert first_error is None  # C never records what Python refuses
-    second = elementwise.binary(name, x1, x2)
+    second = python_binary(name, x1, x2)
     _check_recorded(recorded, second)
     assert first._node is second._node
     np.testing.assert_array_equal(np.asarray(recorded), np.asarray(second))
@@ -93,12 +104,12 @@ def test_c_binary_records_the_python_paths_node(data, name, dtype1, dtype2):
 @given(st.data(), st.sampled_from(_UNARY), st.sampled_from(_DTYPES))
 def test_c_unary_records_the_python_paths_node(data, name, dtype):
     x = _operand(data, dtype)
-    _, error = _python_result(elementwise.unary, name, x)
-    recorded = elementwise._record_unary(name, x)
+    _, error = _python_result(python_unary, name, x)
+    recorded = direct_recording.record_unary(name, x)
     if recorded is None:
         return
     assert error is None
-    _check_recorded(recorded, elementwise.unary(name, x))
+    _check_recorded(recorded, python_unary(name, x))
 
 
 def test_c_operators_give_the_python_operators_nodes_and_decline_the_rest():
@@ -108,11 +119,11 @@ def test_c_operators_give_the_python_operators_nodes_and_decline_the_rest():
         expression()  # (memoizes each signature)
         recorded = expression()
         assert type(recorded) is la.Array
-    assert (a + b)._node is elementwise.binary("add", a, b)._node
-    assert (2 - a)._node is elementwise.binary("subtract", 2, a)._node
-    assert (-a)._node is elementwise.unary("negative", a)._node
-    assert elementwise._record_binary("add", a, "text") is None
-    assert elementwise._record_binary("add", [1.0], a) is None
+    assert (a + b)._node is python_binary("add", a, b)._node
+    assert (2 - a)._node is python_binary("subtract", 2, a)._node
+    assert (-a)._node is python_unary("negative", a)._node
+    assert direct_recording.record_binary("add", a, "text") is None
+    assert direct_recording.record_binary("add", [1.0], a) is None
     with pytest.raises(TypeError):
         a + "text"
     small = la.asarray(np.arange(3, dtype=np.int8)).eval()
@@ -324,10 +335,10 @@ def test_c_notes_deep_arrays_for_loop_cuts_as_track_pending_does():
     try:
         noted = {}
         def through_c(name, x1, x2):
-            recorded = elementwise._record_binary(name, x1, x2)  # (None until the signature is memoized)
-            return elementwise.binary(name, x1, x2) if recorded is None else recorded
+            recorded = direct_recording.record_binary(name, x1, x2)  # (None until the signature is memoized)
+            return python_binary(name, x1, x2) if recorded is None else recorded
 
-        for path, record in (("c", through_c), ("python", elementwise.binary)):
+        for path, record in (("c", through_c), ("python", python_binary)):
             array_module._PENDING.arrays.clear()
             array_module._PENDING.prune_at = 1 << 20
             chain = _deep_chain(record, 50)  # depths 1..50: those from 32 on are noted, none cut
