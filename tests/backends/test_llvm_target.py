@@ -227,3 +227,22 @@ def test_target_machine_for_cross_targets_emits_assembly(triple, instruction):
 def test_target_machine_for_rejects_unknown_triples():
     with pytest.raises(ValueError, match="unknown triple 'nonsense-cpu-none'"):
         target.target_machine_for("nonsense-cpu-none")
+
+
+def test_loop_strength_reduction_is_off_for_host_code_and_on_inside_its_block():
+    """Host code generation leaves loop strength reduction out (target._LLVM_OPTIONS: its costliest
+    pass, the code as fast); `loop_strength_reduction()` (PTX's) turns it on for its block only,
+    also when the block raises."""
+    def assembly() -> str:
+        module = target.parse_module(multiply_add_module("strength_reduced_multiply_add"))
+        machine = target.host_target_machine()
+        target.optimize(module, machine)
+        return machine.emit_assembly(module)
+
+    without = assembly()
+    with target.loop_strength_reduction():
+        reduced = assembly()
+    assert reduced != without
+    with pytest.raises(RuntimeError), target.loop_strength_reduction():
+        raise RuntimeError("inside the block")
+    assert assembly() == without

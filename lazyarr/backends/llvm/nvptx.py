@@ -26,7 +26,7 @@ import threading
 import llvmlite.binding as llvm
 
 from ... import _profiler
-from .target import _initialize_all, optimize, parse_module
+from .target import _initialize_all, loop_strength_reduction, optimize, parse_module
 
 TRIPLE = "nvptx64-nvidia-cuda"
 # PTX ISA 8.0 (CUDA 12.0) is what sm_90 needs; drivers from CUDA 12.0 on load it.
@@ -118,7 +118,8 @@ def compile_ptx(source, arch: str) -> str:
                 if not function.is_declaration and function.name.startswith("__nv_"):
                     function.linkage = "internal"
         optimize(module, machine, straight_line_vectorization=True)  # (PTX: as it ran on the H100)
-        return machine.emit_assembly(module)
+        with loop_strength_reduction():
+            return machine.emit_assembly(module)
 
 
 def ptxas_path() -> str | None:

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import threading
@@ -53,7 +54,17 @@ _INITIALIZE_LOCK = threading.Lock()
 # made W3's row reductions 35 % slower; with epilogue vectorization off as well (W3 cold 50 ms)
 # `la.jit(mandelbrot)` ran 0.94 -> 1.41 ms. A per-loop choice (interleave elementwise loops once,
 # reductions four times) is what would keep both.
-_LLVM_OPTIONS: tuple[str, ...] = ("-alias-set-saturation-threshold=2000", "-unroll-runtime=false")
+# Loop strength reduction (in code generation: indices rewritten as pointer increments) is off:
+# it was the costliest single pass of a kernel's compile (softmax's kernel: 23 of ~130 ms, its
+# machine code 70 -> 40 ms; x + 1: 14 -> 7 ms) and the kernels run as fast without it (x86
+# addressing modes take base + index * scale as they are): benchmarks/run.py W1-W7 and the
+# programs' jitted runs equal to noise (two alternated runs each), cold W2 54 -> 40 ms, W3
+# 146 -> 122 ms. PTX keeps it (`loop_strength_reduction`): its code stays as it ran on the GPUs
+# (the pass run on the IR instead changed the PTX), and no GPU was at hand to measure a change.
+# Also measured and not taken: a per-loop interleave count of 1 (or 2) for loops of more than 24
+# value instructions, through `!llvm.loop` hints (LLVM interleaves every reduction 4 times):
+# softmax's exp-and-sum loop compiled ~20 % faster but ran 2.64 -> 3.2 ms (1) or 2.95 ms (2).
+_LLVM_OPTIONS: tuple[str, ...] = ("-alias-set-saturation-threshold=2000", "-unroll-runtime=false", "-disable-lsr")
 _initialized = {"native": False, "all": False}
 
 
@@ -175,6 +186,24 @@ def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine, speed_l
     pass_builder = llvm.create_pass_builder(target_machine, tuning)
     with _profiler.span("LLVM optimize", "codegen", module.name):
         pass_builder.getModulePassManager().run(module, pass_builder)
+
+
+@contextlib.contextmanager
+def loop_strength_reduction():
+    """Code generation inside the block runs loop strength reduction, which `_LLVM_OPTIONS`
+    leaves out of the host's: for PTX, whose code must stay as it ran on the H100. The option is
+    LLVM's global, so the switch is serialized; host code compiled in another thread meanwhile
+    may get the pass too (the same results, a slower compile)."""
+    initialize_native()
+    with _STRENGTH_REDUCTION_LOCK:
+        llvm.set_option("lazyarr", "-disable-lsr=false")
+        try:
+            yield
+        finally:
+            llvm.set_option("lazyarr", "-disable-lsr=true")
+
+
+_STRENGTH_REDUCTION_LOCK = threading.Lock()
 
 
 _MODULE_ID = re.compile(r"""; ModuleID = ["']([^"'\n]*)["']""")
