@@ -607,9 +607,11 @@ class KernelBuilder:
         total)."""
         builder = ctx.builder
         block = index_constant(_SUM_BLOCK)
-        blocks = builder.udiv(builder.add(builder.sub(extent, first), index_constant(_SUM_BLOCK - 1)), block)
-        with for_range(builder, 0, blocks, name=f"b{axis}") as number:
-            start = builder.add(first, builder.mul(number, block))
+        # Stepping through [first, extent) (rather than counting blocks) leaves the loop the same
+        # guard as the kernel's other loops over the row, `first < extent`: LLVM then unswitches
+        # nothing on a block count of 0 (a second copy of the row's loops, vectorized for rows
+        # that are empty).
+        with for_range(builder, first, extent, name=f"b{axis}", step=block) as start:
             end = builder.add(start, block)
             end = builder.select(builder.icmp_signed("<", end, extent), end, extent)
             start_block()
