@@ -77,6 +77,44 @@ def test_every_cut_of_a_loop_falls_at_the_same_op_so_the_pieces_repeat(pending_d
     np.testing.assert_allclose(np.asarray(weights), expected[0], rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("read", ["np.asarray", "float then np.asarray"])
+def test_a_loops_results_read_one_at_a_time_compute_the_loop_once(pending_depth, read):
+    """Asked for one deep result of a loop, the other deep results the program holds are
+    evaluated with it (frontend/array.py `_loop_siblings`): the loop's earlier steps are in
+    every result's graph and held by none, so reading them one by one used to compute the whole
+    loop once per result."""
+    pending_depth(80)  # each step is ~13 deep: 5 steps are deep (>= 40) but not cut (< 80)
+    rng = np.random.default_rng(1)
+    features = rng.standard_normal((300, 5)).astype(np.float32)
+    targets = (rng.random(300) > 0.5).astype(np.float32)
+    weights, bias = logistic(la, la.asarray(features), la.asarray(targets), 5)
+    assert 40 <= weights._node.depth < 80 and 40 <= bias._node.depth < 80
+    before = la.cache_info()
+    first = float(bias) if read.startswith("float") else np.asarray(bias)
+    assert weights.is_evaluated  # evaluated with bias: one module, the loop computed once
+    after = la.cache_info()
+    assert (after.hits + after.misses) - (before.hits + before.misses) == 1, (before, after)
+    np.asarray(weights)
+    assert la.cache_info() == after  # nothing left to compute
+    expected = logistic(np, features, targets, 5)
+    # float32 gradient steps: sums of 300 terms reassociated, a few ULPs per step.
+    np.testing.assert_allclose(np.asarray(weights), expected[0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(first, expected[1], rtol=1e-4, atol=1e-5)
+
+
+def test_a_shallow_result_leaves_the_deep_ones_pending(pending_depth):
+    """Only a deep result (one that a cut would take with its siblings) brings the others with
+    it: a small test on the side (`float(x.sum())`) computes what it reads and no more."""
+    pending_depth(80)  # each step is ~13 deep: 5 steps are deep (>= 40) but not cut (< 80)
+    rng = np.random.default_rng(2)
+    features = rng.standard_normal((300, 5)).astype(np.float32)
+    targets = (rng.random(300) > 0.5).astype(np.float32)
+    weights, bias = logistic(la, la.asarray(features), la.asarray(targets), 5)
+    side = la.asarray(targets) * 2
+    assert float(side.sum()) == pytest.approx(float((targets * 2).sum()))
+    assert not weights.is_evaluated and not bias.is_evaluated
+
+
 def test_a_stencil_loop_of_slice_writes_is_bounded_and_right(pending_depth):
     pending_depth(32)
     grid = np.random.default_rng(1).random((24, 24)).astype(np.float32)

@@ -105,11 +105,14 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
 
     Other arrays the program still holds whose values the graph computes on the way are
     evaluated with them (compile.evaluate_graph_keeping), so later work reads them instead
-    of computing them again. A cut of pending work (`keep_held=False`) evaluates its arrays only."""
+    of computing them again; so are the other deep pending arrays when one of `arrays` is deep
+    (`_loop_siblings`). A cut of pending work (`keep_held=False`) evaluates its arrays only."""
     keep = _still_held if keep_held else None
+    siblings = keep_held and _PENDING.arrays
     if keep_held:
         _PENDING.phase = None  # a program's own evaluation point: its later cuts start afresh
-    if type(arrays) in (list, tuple) and len(arrays) == 1 and type(arrays[0]) is Array:  # `x.eval()`, `np.asarray(x)`
+    if (type(arrays) in (list, tuple) and len(arrays) == 1 and type(arrays[0]) is Array  # `x.eval()`, `np.asarray(x)`
+            and not (siblings and arrays[0]._node.depth * 2 >= _flags.FLAGS.max_pending_depth)):
         array = arrays[0]
         node = array._node
         if node._bound is None:
@@ -129,6 +132,10 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
             pending.append(array)
     if not pending:
         return
+    if siblings and any(array._node.depth * 2 >= _flags.FLAGS.max_pending_depth for array in pending):
+        siblings = _loop_siblings(seen)
+        pending += siblings
+        arrays = (*arrays, *siblings)
     nodes = [array._node for array in pending]
     tracing.check_concrete(nodes, _is_bound)  # inside la.jit: a clear error, not a crash
     results, held = evaluate_graph_keeping(nodes, bound_buffer, keep)
@@ -138,6 +145,21 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
             array._node = by_node[id(array._node)]
     if held:
         _keep_held(held)
+
+
+def _loop_siblings(seen: set[int]) -> list[Array]:
+    """The deep pending arrays of this thread (see track_pending) whose nodes are not in `seen`:
+    evaluated with a deep array the program asks for. They are the other results of the loop
+    that made it (`loss, w, b = step(...)` N times, then `float(loss)`, `np.asarray(w)`): its
+    earlier steps are in all their graphs but held by none, so asked for one at a time, each
+    would compute the whole loop again (the MLP program's five results: five times the work)."""
+    found = []
+    for reference in _PENDING.arrays.values():
+        array = reference()
+        if _still_pending(array) and id(array._node) not in seen:
+            seen.add(id(array._node))
+            found.append(array)
+    return found
 
 
 def _still_held(node: Instruction) -> bool:
