@@ -448,6 +448,33 @@ def test_a_chain_of_kernels_cycles_through_few_kept_buffers():
     assert len({id(buffer) for buffer in kept.values()}) <= 2
 
 
+def test_views_of_arguments_go_first_so_the_kernels_stay_one_run():
+    """A loop over batches of an argument (`inputs[rows]`, unrolled by la.jit) reads each batch
+    as a view (a host step: `cpu.is_buffer_view`); views read parameters only, so they run first
+    and the kernels between them are one native run, not one per batch."""
+    from lazyarr.backends.cpu import HostStep, NativeRun
+    from lazyarr.compile import compile_module
+    from lazyarr.hlo import Computation, Module, make
+
+    x = make("parameter", number=0, shape=(40, 8), dtype=np.dtype(np.float32))
+    total = None
+    for batch in range(4):
+        rows = make("slice", [x], start=(batch * 10, 0), limit=(batch * 10 + 10, 8), stride=(1, 1))
+        part = make("reduce", [make("exp", [rows])], kind="sum", dimensions=(0,))
+        total = part if total is None else make("multiply", [make("add", [total, part]), part])
+    executable = compile_module(Module("main", Computation("main", (x,), (total,))), "cpu")
+    kinds = [type(step) for step in executable.dispatched]
+    assert kinds == [HostStep] * 4 + [NativeRun], kinds
+    value = np.random.default_rng(4).standard_normal((40, 8)).astype(np.float32)
+    expected = None
+    for batch in range(4):
+        part = np.exp(value[batch * 10:batch * 10 + 10]).sum(axis=0)
+        expected = part if expected is None else (expected + part) * part
+    (result,) = executable.run([value])
+    # float32 exp within 2 ULPs of NumPy's, sums of 10 terms, a product of four: rtol 1e-5.
+    np.testing.assert_allclose(result, expected, rtol=1e-5)
+
+
 def test_kept_temporaries_never_hold_a_returned_value():
     """A native run keeps the buffers of values only it reads for its next call; a value it
     returns, or one a later step reads, gets a fresh buffer on every call. So results of one

@@ -209,6 +209,13 @@ def native_runs(steps: list, output_slots=()) -> list:
     no later step reads and that are not among the module's `output_slots`."""
     if dispatch.dispatcher() is None:
         return steps
+    # Views of arguments (`is_buffer_view`: `inputs[rows]` of a batch loop) read parameters
+    # only, and every value has a slot of its own: they go first, so that the kernels around
+    # them stay one run (a jitted loop over 10 batches made 21 native runs of its 133 kernels).
+    views = [step for step in steps if isinstance(step, HostStep) and is_buffer_view(step.instruction)]
+    if views:
+        hoisted = {id(view) for view in views}
+        steps = views + [step for step in steps if id(step) not in hoisted]
     read_after = [set(output_slots)]  # read_after[i]: slots read by steps[i:] or returned
     for step in reversed(steps):
         read = step.inputs
