@@ -546,34 +546,52 @@ def evaluate_graph(outputs: Sequence[Instruction], bound: BufferLookup) -> list[
 
 
 def evaluate_graph_keeping(outputs: Sequence[Instruction], bound: BufferLookup,
-                           keep: Callable[[Instruction], bool] | None) -> tuple[list, list]:
+                           keep: Callable[[Instruction], bool] | None,
+                           optional: Sequence[Instruction] = ()) -> tuple[list, list]:
     """evaluate_graph, also computing the interior nodes with a holder (`_holder`) that
-    `keep` accepts: (the outputs' buffers, [(kept node, its buffer), ...]).
+    `keep` accepts, and the `optional` nodes no larger than the largest value the outputs'
+    graph reads or writes: (the outputs' buffers, [(kept or optional node, its buffer), ...]).
 
     The frontend keeps what the program still holds (its arrays): a loop that evaluates a
     test every iteration (`while float(error) > tol`) then computes its state once, with the
     test, instead of again from the start at every test. Nothing the program does not hold
     is written out, and views (layout ops) of evaluated values are never kept: recomputing
-    them is free."""
+    them is free. `optional` nodes are other values the program holds, outside the outputs'
+    graph but likely sharing it (a loop's other results)."""
     global _plans_flags
     if _flags.FLAGS is not _plans_flags:
         _PLANS.clear()
         _plans_flags = _flags.FLAGS
     if _profiler._ACTIVE is not None:
         with _profiler.span("evaluate", "eval"):
-            return _evaluate(outputs, bound, keep)
-    return _evaluate(outputs, bound, keep)
+            return _evaluate(outputs, bound, keep, optional)
+    return _evaluate(outputs, bound, keep, optional)
 
 
-def _evaluate(outputs, bound, keep):
+def _evaluate(outputs, bound, keep, optional=()):
     graph = linearize(outputs, bound, lift_constants=True)
+    chosen = ()
+    if optional:
+        largest = _largest_touched(graph)
+        chosen = [node for node in optional if node._bound is None and node.size <= largest]
+        if chosen:
+            graph = linearize([*outputs, *chosen], bound, lift_constants=True)
     kept = _kept_positions(graph, keep) if keep is not None else None
-    if not kept:
+    if not kept and not chosen:
         return _run_graph(graph, bound), []
-    graph.roots += tuple(kept)
+    if kept:
+        graph.roots += tuple(kept)
     results = _run_graph(graph, bound)
     count = len(outputs)
-    return results[:count], [(graph.nodes[position], buffer) for position, buffer in zip(kept, results[count:])]
+    held = list(zip(chosen, results[count:count + len(chosen)]))
+    held += [(graph.nodes[position], buffer) for position, buffer in zip(kept or (), results[count + len(chosen):])]
+    return results[:count], held
+
+
+def _largest_touched(graph: Linearized) -> int:
+    """The size of the largest value an evaluation of `graph` reads (a leaf) or writes (a root)."""
+    nodes = graph.nodes
+    return max(nodes[index].size for index in (*graph.leaf_positions, *graph.roots))
 
 
 def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> list[int]:
@@ -600,7 +618,7 @@ def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> l
                 or (node.op in _VIEW_OPS and _views_a_value(node)) or not keep(node)):
             continue
         if largest is None:
-            largest = max(nodes[index].size for index in (*graph.leaf_positions, *graph.roots))
+            largest = _largest_touched(graph)
         if node.size <= largest:
             kept.append(position)
             if len(kept) == _MOST_KEPT:

@@ -115,6 +115,61 @@ def test_a_shallow_result_leaves_the_deep_ones_pending(pending_depth):
     assert not weights.is_evaluated and not bias.is_evaluated
 
 
+def _deep_chain(start, steps=30):
+    """`start` through `steps` multiply-adds: 60 deep, noted for loop cuts at a limit of 80."""
+    value = start
+    for _ in range(steps):
+        value = value * 0.5 + 0.5
+    return value
+
+
+def test_a_sibling_that_cannot_be_computed_leaves_the_asked_array_alone(pending_depth):
+    """A deep array whose evaluation raises (the inverse of a singular matrix) is offered as a
+    sibling, fails, and is left pending: the array asked for is computed alone, and the failing
+    one raises when the program asks for it."""
+    pending_depth(80)
+    x = _deep_chain(la.asarray(np.ones(3, np.float32)))
+    singular = la.linalg.inv(x[:, None] * x[None, :])  # rank 1
+    w = _deep_chain(la.asarray(np.arange(4, dtype=np.float32)))
+    expected = _deep_chain(np.arange(4, dtype=np.float32))
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(w), expected)  # multiply-adds by 0.5: exact in float32
+        w = _deep_chain(w, 25)
+        expected = _deep_chain(expected, 25)
+    with pytest.raises(np.linalg.LinAlgError):
+        np.asarray(singular)
+
+
+def test_a_sibling_larger_than_what_the_evaluation_touches_stays_lazy(pending_depth):
+    """`M = a[:, None] * a[None, :]` of a deep `a`, read at one element: M (10^10 elements) is
+    never computed, as for held values inside a graph (compile._kept_positions)."""
+    pending_depth(80)
+    a = _deep_chain(la.asarray(np.linspace(0, 1, 100_000).astype(np.float32)))
+    M = a[:, None] * a[None, :]
+    e = _deep_chain(np.linspace(0, 1, 100_000).astype(np.float32))
+    assert float(M[3, 4]) == float(e[3] * e[4])  # one float32 product: exact
+    assert not M.is_evaluated
+
+
+def test_inside_la_jit_a_concrete_deep_read_takes_no_traced_sibling(pending_depth):
+    """A jitted function writes a deep global in place (its node now reads the tracer), then
+    reads a concrete deep array (allowed: it has a value). The global is not offered as a
+    sibling (it has no value while tracing), so the read works."""
+    pending_depth(80)
+    total = _deep_chain(la.asarray(np.full(3, 3.0, np.float32)))
+
+    @la.jit
+    def step(x):
+        nonlocal total
+        total += x  # (an accumulator outside the function, written in place)
+        scale = _deep_chain(la.asarray(np.full(3, 4.0, np.float32)))
+        return x * float(scale.sum())
+
+    result = np.asarray(step(la.asarray(np.ones(3, np.float32))))
+    expected_scale = float(_deep_chain(np.full(3, 4.0, np.float32)).sum())
+    np.testing.assert_array_equal(result, np.ones(3, np.float32) * np.float32(expected_scale))
+
+
 def test_a_stencil_loop_of_slice_writes_is_bounded_and_right(pending_depth):
     pending_depth(32)
     grid = np.random.default_rng(1).random((24, 24)).astype(np.float32)

@@ -105,14 +105,16 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
 
     Other arrays the program still holds whose values the graph computes on the way are
     evaluated with them (compile.evaluate_graph_keeping), so later work reads them instead
-    of computing them again; so are the other deep pending arrays when one of `arrays` is deep
-    (`_loop_siblings`). A cut of pending work (`keep_held=False`) evaluates its arrays only."""
+    of computing them again; so are the thread's other deep pending arrays, when one of `arrays`
+    is deep, where they are no larger than what it touches (`_loop_siblings`). A cut of pending
+    work (`keep_held=False`) evaluates its arrays only."""
     keep = _still_held if keep_held else None
-    siblings = keep_held and _PENDING.arrays
+    budget = _flags.FLAGS.max_pending_depth
+    siblings = keep_held and budget and _PENDING.arrays  # (deep pending arrays noted: see _loop_siblings)
     if keep_held:
         _PENDING.phase = None  # a program's own evaluation point: its later cuts start afresh
     if (type(arrays) in (list, tuple) and len(arrays) == 1 and type(arrays[0]) is Array  # `x.eval()`, `np.asarray(x)`
-            and not (siblings and arrays[0]._node.depth * 2 >= _flags.FLAGS.max_pending_depth)):
+            and not (siblings and arrays[0]._node.depth * 2 >= budget)):
         array = arrays[0]
         node = array._node
         if node._bound is None:
@@ -132,13 +134,21 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
             pending.append(array)
     if not pending:
         return
-    if siblings and any(array._node.depth * 2 >= _flags.FLAGS.max_pending_depth for array in pending):
-        siblings = _loop_siblings(seen)
-        pending += siblings
-        arrays = (*arrays, *siblings)
     nodes = [array._node for array in pending]
     tracing.check_concrete(nodes, _is_bound)  # inside la.jit: a clear error, not a crash
-    results, held = evaluate_graph_keeping(nodes, bound_buffer, keep)
+    optional = ()
+    if siblings and any(node.depth * 2 >= budget for node in nodes):
+        optional = tuple(array._node for array in _loop_siblings(seen))
+    try:
+        results, held = evaluate_graph_keeping(nodes, bound_buffer, keep, optional)
+    except Exception:
+        if not optional:
+            raise
+        # A sibling that cannot be computed with these arrays (its graph raises, or reads
+        # another device) must not fail them: they are evaluated alone, and it stays pending,
+        # no longer noted, until the program asks for it (and meets the error itself).
+        _forget_pending(optional)
+        results, held = evaluate_graph_keeping(nodes, bound_buffer, keep)
     by_node = {id(node): _kept(node, result) for node, result in zip(nodes, results)}
     for array in arrays:
         if id(array._node) in by_node:
@@ -148,18 +158,34 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
 
 
 def _loop_siblings(seen: set[int]) -> list[Array]:
-    """The deep pending arrays of this thread (see track_pending) whose nodes are not in `seen`:
-    evaluated with a deep array the program asks for. They are the other results of the loop
-    that made it (`loss, w, b = step(...)` N times, then `float(loss)`, `np.asarray(w)`): its
-    earlier steps are in all their graphs but held by none, so asked for one at a time, each
-    would compute the whole loop again (the MLP program's five results: five times the work)."""
+    """The deep pending arrays of this thread (see track_pending) that own their value and
+    whose nodes are not in `seen`: offered to an evaluation of a deep array the program asks
+    for (compile.evaluate_graph_keeping's `optional`: computed with it unless larger than what
+    it touches anyway). They are the other results of the loop that made it (`loss, w, b =
+    step(...)` N times, then `float(loss)`, `np.asarray(w)`): its earlier steps are in all their
+    graphs but held by none, so asked for one at a time, each would compute the whole loop
+    again (the MLP program's five results: five times the work). None while a tracer is alive
+    (inside la.jit, a deep array may be a traced expression, which has no value)."""
+    if tracing.tracers_alive():
+        return []
     found = []
     for reference in _PENDING.arrays.values():
         array = reference()
-        if _still_pending(array) and id(array._node) not in seen:
+        if _still_pending(array) and array._base is None and id(array._node) not in seen:
             seen.add(id(array._node))
             found.append(array)
     return found
+
+
+def _forget_pending(nodes) -> None:
+    """Stop noting the deep pending arrays holding `nodes` (loop cuts and _loop_siblings pass
+    them by; they stay pending)."""
+    dropped = {id(node) for node in nodes}
+    pending = _PENDING.arrays
+    for key, reference in list(pending.items()):
+        array = reference()
+        if array is None or id(array._node) in dropped:
+            del pending[key]
 
 
 def _still_held(node: Instruction) -> bool:

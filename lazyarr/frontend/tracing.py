@@ -80,6 +80,11 @@ def tracer_of(node: Instruction) -> Trace | None:
     return _TRACER_TRACES.get(node)
 
 
+def tracers_alive() -> bool:
+    """Whether any traced array exists (a trace running, or a tracer that escaped one)."""
+    return bool(_TRACER_TRACES)
+
+
 def check_concrete(nodes: Sequence[Instruction], is_bound: Callable[[Instruction], bool]) -> None:
     """Raise TracedValueError when computing `nodes` needs the value of a tracer.
 

@@ -61,8 +61,9 @@ _INITIALIZE_LOCK = threading.Lock()
 # programs' jitted runs equal to noise (two alternated runs each), cold W2 54 -> 40 ms, W3
 # 146 -> 122 ms. (An earlier build ran heat's stencil 10 % and W7a 8 % slower without it; this
 # one, compiled both ways in one process and alternated four times: W7a 2.43-2.53 ms without,
-# 2.45-3.06 ms with it, la.jit(heat) 0.66-0.84 against 0.66-0.89 ms.) PTX keeps it (`loop_strength_reduction`): its code stays as it ran on the GPUs
-# (the pass run on the IR instead changed the PTX), and no GPU was at hand to measure a change.
+# 2.45-3.06 ms with it, la.jit(heat) 0.66-0.84 against 0.66-0.89 ms.) PTX keeps it
+# (`loop_strength_reduction`): its code stays as it ran on the GPUs (the pass run on the IR
+# instead changed the PTX), and no GPU was at hand to measure a change.
 # Also measured and not taken: a per-loop interleave count of 1 (or 2) for loops of more than 24
 # value instructions, through `!llvm.loop` hints (LLVM interleaves every reduction 4 times):
 # softmax's exp-and-sum loop compiled ~20 % faster but ran 2.64 -> 3.2 ms (1) or 2.95 ms (2).
