@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..hlo import Instruction, make
+from ..hlo import Instruction, Maker, make
 from ..shapes import normalize_axis, size_index
 from .array import Array
 
@@ -17,7 +17,19 @@ from .array import Array
 def reshape_node(node: Instruction, shape) -> Instruction:
     """`node` reshaped (row-major) to `shape`; no instruction when the shape is unchanged."""
     shape = tuple(shape)
-    return node if node.shape == shape else make("reshape", [node], shape=shape)
+    if node.shape == shape:
+        return node
+    maker = _RESHAPES.get(shape)
+    if maker is None:
+        if len(_RESHAPES) >= 1024:
+            _RESHAPES.clear()
+        maker = _RESHAPES[shape] = Maker("reshape", shape=shape)
+    return maker(node)
+
+
+# Target shape -> the Maker of reshapes to it: a loop reshaping to the same shape (`x.reshape(-1)`,
+# `v[:, None]`) makes its node with one intern lookup (the node make() gives).
+_RESHAPES: dict[tuple, Maker] = {}
 
 
 def transpose_node(node: Instruction, permutation) -> Instruction:
@@ -66,12 +78,35 @@ def _show_shape(shape) -> str:
     return "(" + ",".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
+def _reshape_problem(where: str, size: int, requested: tuple) -> str:
+    return f"{where}: cannot reshape array of size {size} into shape {_show_shape(requested)}"
+
+
 def resolve_shape(size: int, shape, *, where: str = "reshape") -> tuple[int, ...]:
     """Fill in the one unknown (negative) dimension of `shape` for an array of `size` elements.
 
     >>> resolve_shape(6, (3, -1))
     (3, 2)
     """
+    kind = type(shape)
+    # Memoized for Python ints only (a loop's `x.reshape(-1)` parses its shape once): 3.0 == 3
+    # and True == 1 as dict keys, but NumPy rejects a float where it takes a bool.
+    if kind is int or kind is tuple and all(type(item) is int for item in shape):
+        key = (size, shape)
+        resolved = _RESOLVED.get(key)
+        if resolved is None:
+            resolved = _resolve_shape(size, shape, where)
+            if len(_RESOLVED) >= 4096:
+                _RESOLVED.clear()
+            _RESOLVED[key] = resolved
+        return resolved
+    return _resolve_shape(size, shape, where)
+
+
+_RESOLVED: dict[tuple, tuple[int, ...]] = {}
+
+
+def _resolve_shape(size: int, shape, where: str) -> tuple[int, ...]:
     items = as_items(shape)
     try:
         requested = tuple(size_index(item) for item in items)
@@ -81,13 +116,12 @@ def resolve_shape(size: int, shape, *, where: str = "reshape") -> tuple[int, ...
     if len(unknown) > 1:
         raise ValueError(f"{where}: can only specify one unknown dimension, got shape {requested}")
     known = math.prod(extent for extent in requested if extent >= 0)
-    problem = f"{where}: cannot reshape array of size {size} into shape {_show_shape(requested)}"
     if not unknown:
         if known != size:
-            raise ValueError(problem)
+            raise ValueError(_reshape_problem(where, size, requested))
         return requested
     if known == 0 or size % known:
-        raise ValueError(problem)
+        raise ValueError(_reshape_problem(where, size, requested))
     resolved = list(requested)
     resolved[unknown[0]] = size // known
     return tuple(resolved)
