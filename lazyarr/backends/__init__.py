@@ -9,6 +9,7 @@ from .base import (
     available_devices,
     device_of,
     get_backend,
+    host_only,
     loaded_backends,
     register_backend,
     register_device,
@@ -18,5 +19,6 @@ from .base import (
 
 __all__ = [
     "Backend", "Executable", "TransferManager", "available_backends", "available_devices", "device_of",
-    "get_backend", "loaded_backends", "register_backend", "register_device", "to_device", "transfer_manager",
+    "get_backend", "host_only", "loaded_backends", "register_backend", "register_device", "to_device",
+    "transfer_manager",
 ]

@@ -109,6 +109,12 @@ def available_devices() -> tuple[str, ...]:
     return tuple(dict.fromkeys(("cpu", *_DEVICE_MODULES, *_TRANSFERS)))
 
 
+def host_only() -> bool:
+    """Whether every buffer in the process is a host array: no other device's transfer manager
+    has been loaded or registered (nothing could have made a device buffer)."""
+    return len(_TRANSFERS) == 1
+
+
 def transfer_manager(device: str) -> TransferManager:
     """The transfer manager of `device`, importing its module on first use (which raises a
     clear error when the device's optional dependency or hardware is missing)."""

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .. import _flags, dtypes
-from ..backends import available_devices, device_of, get_backend, to_device, transfer_manager
+from ..backends import available_devices, device_of, get_backend, host_only, to_device, transfer_manager
 from ..compile import device_of_buffers, evaluate_graph_keeping
 from ..hlo import Instruction, bind, bound_buffer, fresh_parameter, set_holder, template
 from . import tracing
@@ -74,6 +74,8 @@ def graph_device(node: Instruction) -> str:
     """The device of the buffers `node`'s graph reads (iterative walk, stopping at bound
     nodes). Host 0-d buffers do not decide; a graph reading no other buffer is computed on
     the default device. Buffers on two devices: ValueError naming them."""
+    if host_only() and default_device() == "cpu":
+        return "cpu"  # every buffer is a host array: no walk (`zeros_like(w)` of a deep pending w)
     buffer = bound_buffer(node)
     if buffer is not None:
         return "cpu" if type(buffer) is np.ndarray else device_of(buffer)

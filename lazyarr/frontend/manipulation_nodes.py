@@ -141,7 +141,17 @@ def broadcast_node(node: Instruction, shape, *, where: str) -> Instruction:
         return node
     kept = [axis for axis, size in enumerate(node.shape) if size == shape[offset + axis]]
     source = reshape_node(node, tuple(node.shape[axis] for axis in kept))
-    return make("broadcast", [source], shape=shape, dimensions=tuple(offset + axis for axis in kept))
+    attributes = (shape, tuple(offset + axis for axis in kept))
+    maker = _BROADCASTS.get(attributes)
+    if maker is None:
+        if len(_BROADCASTS) >= 1024:
+            _BROADCASTS.clear()
+        maker = _BROADCASTS[attributes] = Maker("broadcast", shape=shape, dimensions=attributes[1])
+    return maker(source)
+
+
+# (shape, dimensions) -> the Maker of such broadcasts (`zeros_like(w)` in a loop: one intern lookup).
+_BROADCASTS: dict[tuple, Maker] = {}
 
 
 _CASTING_RULES = ("no", "equiv", "safe", "same_kind", "unsafe")
