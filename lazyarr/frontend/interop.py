@@ -63,8 +63,12 @@ def _lazy_ufunc_call(ufunc, method, inputs, kwargs):
         # dtype= naming the dtype the call gives anyway (dask's `partial(np.add, dtype=...)`) stays lazy
         if name == "matmul":
             result = _namespace().matmul(*inputs)
+        elif name in elementwise.UFUNCS and len(inputs) == 2:  # (the memoized direct path first, as operators)
+            result = elementwise.binary(name, *inputs)
+        elif name in elementwise.UFUNCS and len(inputs) == 1:
+            result = elementwise.unary(name, *inputs)
         elif name in elementwise.UFUNCS:
-            result = elementwise.apply(name, *inputs)
+            result = elementwise.apply(name, *inputs)  # (apply names the wrong operand count)
         elif callable(composed := getattr(_namespace(), name, None)):
             result = composed(*inputs)  # a ufunc lazyarr composes of others (deg2rad, heaviside, divmod)
         else:
