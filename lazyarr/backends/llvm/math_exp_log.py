@@ -24,6 +24,7 @@ from .math_common import (
     is_nan,
     kind_of,
     polynomial,
+    power_of_two,
     round_to_integer,
     scale_by_power_of_two,
     to_bits,
@@ -53,14 +54,16 @@ EXP_CONSTANTS = {
 }
 
 
-def _exp_reduced(builder, x, low: float, high: float):
-    """(n as integer, r, r^2*P(r)) with x = n*ln2 + r after clamping x to [low, high].
+def _exp_reduced(builder, x, low: float | None, high: float | None):
+    """(n as integer, r, r^2*P(r)) with x = n*ln2 + r after clamping x to [low, high] (no
+    clamp when they are None: the caller's x lies within exp's range already).
 
     exp(r) - 1 = r + r^2*P(r); callers add the two parts in the order that suits them.
     """
     kind = kind_of(x)
     constants = EXP_CONSTANTS[kind.dtype]
-    x = clamp(builder, x, low, high)
+    if low is not None:
+        x = clamp(builder, x, low, high)
     n_float, n_integer = round_to_integer(builder, builder.fmul(x, kind.constant(LOG2_E)))
     minus_n = builder.fneg(n_float)
     r = fmuladd(builder, minus_n, kind.constant(constants["ln2_high"]), x)  # exact
@@ -256,7 +259,11 @@ def emit_tanh(builder, x):
     """
     kind = kind_of(x)
     magnitude = clamp(builder, fabs(builder, x), 0.0, 10.0 if kind.bits == 32 else 22.0)
-    exponential = emit_exp(builder, builder.fadd(magnitude, magnitude))
+    # e^(2|x|) for 2|x| in [0, 44]: exp's clamp is a no-op there and 2^n (n <= 64) is normal, so
+    # one multiply scales it, exactly as exp's two do (~15 % less work for a float32 tanh).
+    n, r, correction = _exp_reduced(builder, builder.fadd(magnitude, magnitude), None, None)
+    exponential = builder.fmul(builder.fadd(builder.fadd(r, correction), kind.constant(1.0)),
+                               power_of_two(builder, n, kind))
     one = kind.constant(1.0)
     ratio = builder.fsub(one, builder.fdiv(kind.constant(2.0), builder.fadd(exponential, one)))
     numerator, denominator = TANH_SMALL[kind.dtype]
