@@ -112,6 +112,8 @@ def _resolve_shape(size: int, shape, where: str) -> tuple[int, ...]:
         requested = tuple(size_index(item) for item in items)
     except TypeError:
         raise TypeError(f"{where}: shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(not -(1 << 63) <= extent < 1 << 63 for extent in requested):  # (NumPy's dimensions are int64)
+        raise ValueError(f"{where}: Maximum allowed dimension exceeded, got shape {requested}")
     unknown = [axis for axis, extent in enumerate(requested) if extent < 0]
     if len(unknown) > 1:
         raise ValueError(f"{where}: can only specify one unknown dimension, got shape {requested}")

@@ -446,6 +446,8 @@ ERRORS = [
     (lambda: la.reshape(x23, (4,)), ValueError, r"reshape: cannot reshape array of size 6 into shape \(4,\)"),
     (lambda: la.reshape(x23, (4, -1)), ValueError, r"size 6 into shape \(4,newaxis\)"),
     (lambda: la.reshape(x23, (-1, -1)), ValueError, "only specify one unknown dimension"),
+    (lambda: la.reshape(x23, (-(2**70),)), ValueError, "Maximum allowed dimension exceeded"),  # NumPy's error
+    (lambda: la.reshape(x23, (2**70, 0)), ValueError, "Maximum allowed dimension exceeded"),
     (lambda: la.reshape(la.zeros((0, 3)), (0, -1)), ValueError, "size 0 into shape"),
     (lambda: la.reshape(x23, (2.0, 3)), TypeError, "shape must be"),
     (lambda: la.reshape(x23, (6,), order="X"), ValueError, "order"),
