@@ -380,10 +380,16 @@ def apply(name: str, *operands) -> Array:
 
 def _is_negative_int(value) -> bool:
     """A negative integer exponent known now (a Python int, or an element: a read of an
-    evaluated array, `x ** a[i]`); NumPy refuses it for integer bases."""
+    evaluated array, `x ** a[i]`), or one among the values of an integer NumPy array or
+    evaluated host array; NumPy refuses it for integer bases. (An exponent still pending is
+    not evaluated for this check: its kernel gives 0 where NumPy would raise.)"""
     if type(value) is Element:
         known = value._value
         return known is not None and known.dtype.kind in "iu" and known < 0
+    if isinstance(value, Array):
+        value = value._node._bound
+    if isinstance(value, (np.ndarray, np.signedinteger)):
+        return value.dtype.kind == "i" and bool((value < 0).any())
     return isinstance(value, int) and not isinstance(value, bool) and value < 0
 
 

@@ -551,13 +551,30 @@ def test_numpy_ufunc_on_numpy_and_lazy_dispatches_to_lazyarr(record, data):
 # --- pinned differences and specific behaviours ------------------------------------------------------
 
 
-def test_integer_power_by_negative_array_is_defined():
-    """NumPy raises on seeing the data; lazyarr (lazy: it cannot look) truncates 1 / x**n to zero."""
+def test_integer_power_by_a_negative_known_array_raises_like_numpy():
+    """NumPy raises on seeing the data; so does lazyarr where the exponent's values are known:
+    a NumPy array, an evaluated lazy one, a NumPy integer (np.power, `**`, both operand orders)."""
     base = np.array([1, -1, -1, 2, 0, -3], np.int16)
     exponent = np.array([-3, -3, -2, -1, -1, -2], np.int16)
     with pytest.raises(ValueError):
         np.power(base, exponent)
-    result = elementwise.power(as_array(base), as_array(exponent))
+    for known in (exponent, as_array(exponent), np.int16(-1)):
+        with pytest.raises(ValueError, match="negative integer powers"):
+            elementwise.power(as_array(base), known)
+        with pytest.raises(ValueError, match="negative integer powers"):
+            np.power(base, as_array(exponent) if known is exponent else known)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        as_array(base) ** as_array(exponent)
+    np.testing.assert_array_equal(np.asarray(as_array(base) ** as_array(-exponent)), base ** -exponent)
+
+
+def test_integer_power_by_a_negative_pending_array_is_defined():
+    """A pending exponent is not evaluated to be checked (lazy: it cannot look): its kernel
+    truncates 1 / x**n to zero where NumPy would raise."""
+    base = np.array([1, -1, -1, 2, 0, -3], np.int16)
+    exponent = np.array([-3, -3, -2, -1, -1, -2], np.int16)
+    pending = as_array(exponent) + np.int16(0)
+    result = elementwise.power(as_array(base), pending)
     assert result.dtype == np.int16
     np.testing.assert_array_equal(np.asarray(result), np.array([1, -1, 1, 0, 0, 0], np.int16))
 
