@@ -12,6 +12,7 @@ import numpy as np
 from ..hlo import Instruction, Maker, make
 from ..shapes import normalize_axis, size_index
 from .array import Array
+from .core import broadcast_to
 
 
 def reshape_node(node: Instruction, shape) -> Instruction:
@@ -139,21 +140,7 @@ def broadcast_node(node: Instruction, shape, *, where: str) -> Instruction:
         raise ValueError(
             f"{where}: cannot broadcast an array of shape {node.shape} to the requested shape {shape}"
         )
-    if node.shape == shape:
-        return node
-    kept = [axis for axis, size in enumerate(node.shape) if size == shape[offset + axis]]
-    source = reshape_node(node, tuple(node.shape[axis] for axis in kept))
-    attributes = (shape, tuple(offset + axis for axis in kept))
-    maker = _BROADCASTS.get(attributes)
-    if maker is None:
-        if len(_BROADCASTS) >= 1024:
-            _BROADCASTS.clear()
-        maker = _BROADCASTS[attributes] = Maker("broadcast", shape=shape, dimensions=attributes[1])
-    return maker(source)
-
-
-# (shape, dimensions) -> the Maker of such broadcasts (`zeros_like(w)` in a loop: one intern lookup).
-_BROADCASTS: dict[tuple, Maker] = {}
+    return broadcast_to(node, shape)  # (its prepared reshape and broadcast, memoized per shapes)
 
 
 _CASTING_RULES = ("no", "equiv", "safe", "same_kind", "unsafe")
