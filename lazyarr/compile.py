@@ -299,6 +299,19 @@ class SizedExecutable:
         return getattr(self.executable, name)
 
 
+def fastest_run(executable):
+    """A function of the arguments running `executable` (a SizedExecutable: at its sizes) with
+    the fewest call layers: the backend's direct call where it has one (the CPU's, for one
+    native run: its plan made once, here), else `executable.run`. For callers that run one
+    executable many times (a jitted function's signature, an evaluation plan)."""
+    inner, sizes = executable, ()
+    if isinstance(executable, SizedExecutable):
+        inner, sizes = executable.executable, executable.sizes
+    direct = getattr(inner, "direct_call", None)
+    call = direct(sizes) if direct is not None else None
+    return executable.run if call is None else call
+
+
 _SYMBOLIC: dict[tuple, tuple[tuple, tuple[int, ...]]] = {}  # concrete key -> (key, sizes)
 
 
@@ -655,7 +668,7 @@ def _run_graph(graph: Linearized, bound) -> list:
         _INFO.hits += 1
         if _profiler._ACTIVE is not None:
             _profiler.instant("compile cache hit", "compile", plan[1])
-        return plan[0].run(graph.buffers)
+        return plan[2](graph.buffers)
     lifted = {id(buffer) for position, buffer in zip(graph.leaf_positions, graph.buffers)
               if graph.nodes[position].op is _CONSTANT}
     backend_name = backend_for([buffer for buffer in graph.buffers if id(buffer) not in lifted])
@@ -665,7 +678,7 @@ def _run_graph(graph: Linearized, bound) -> list:
         module, buffers = build_module([graph.nodes[position] for position in graph.roots], bound)
         return compile_module(module, backend_name).run(buffers)
     executable = compile_module(module_of(graph), backend_name)
-    _PLANS[key] = (executable, backend_name)
+    _PLANS[key] = (executable, backend_name, fastest_run(executable))
     if len(_PLANS) > _PLANS_LIMIT:
         _PLANS.popitem(last=False)
     return executable.run(graph.buffers)

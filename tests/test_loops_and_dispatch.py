@@ -560,3 +560,32 @@ def test_kept_temporaries_never_hold_a_returned_value():
         expected = np.exp(value - value.max(axis=0, keepdims=True))
         # float32 exp within 2 ULPs of NumPy's, a column sum of 8 terms: rtol 1e-5.
         np.testing.assert_allclose(probabilities, expected / expected.sum(axis=0, keepdims=True), rtol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (100,), (3, 70)])
+def test_a_direct_call_gives_fresh_results_equal_to_the_stepwise_run(shape):
+    """An executable of one native run keeping no buffers is called through its direct call
+    (compile.fastest_run: its plan made once) by la.jit and by evaluation plans: each call's
+    results are fresh buffers (a later call never overwrites an earlier result), strided NumPy
+    arguments are read as NumPy lays them out, and under la.profile it runs step by step."""
+    from lazyarr.compile import fastest_run
+
+    function = la.jit(lambda a, b, c: (a + b) * c - a)
+    rng = np.random.default_rng(len(shape))
+    calls = [[rng.uniform(-4, 4, shape).astype(np.float32) for _ in range(3)] for _ in range(3)]
+    results = [function(*[la.asarray(value) for value in values]) for values in calls]
+    def strided(value):  # a view NumPy lays out backwards (0-d: as it is)
+        return value[..., ::-1] if value.ndim else value
+
+    results.append(function(*[strided(np.asarray(value, order="F")) for value in calls[0]]))
+    entry = function._last[2]
+    assert entry._call.__name__ == "call" and entry._call is not entry.executable.run  # the direct call
+    with la.profile() as trace:
+        results.append(function(*[la.asarray(value) for value in calls[1]]))
+    assert [event for event in trace.events if event.get("cat") == "execute"]  # spans: the stepwise run
+    expected = [(a + b) * c - a for a, b, c in calls]
+    expected += [(lambda a, b, c: (a + b) * c - a)(*[strided(value) for value in calls[0]]), expected[1]]
+    for got, want in zip(results, expected):
+        np.testing.assert_array_equal(np.asarray(got), want)  # the same float32 ops as NumPy's, in order
+    executable = entry.executable
+    assert fastest_run(executable)([*calls[2]])[0] is not fastest_run(executable)([*calls[2]])[0]

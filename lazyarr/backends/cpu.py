@@ -38,6 +38,7 @@ from ..persistent_cache import code_version, disk_cache
 from ..shapes import is_contiguous_block, is_symbolic_size, placeholder_index, resolve_shape
 from . import host_buffers
 from .host_buffers import kernel_output as _output
+from .host_buffers import output_allocator
 from .kernel_sizes import canonical_sizes
 from .llvm import dispatch, threads, vector_math
 from .llvm.blas import gemm, is_native_dot, native_dot_refusal
@@ -289,6 +290,39 @@ class CpuExecutable:
                 with _profiler.span("kernel", "execute", step):
                     _run_kernel(step, slots, sizes)
         return [slots[slot] for slot in self.output_slots]
+
+    def direct_call(self, sizes: tuple[int, ...] = ()):
+        """`lambda arguments: self.run(arguments, sizes)` with the fewest Python steps, for an
+        executable that is one native run keeping no buffers between calls (W5, most jitted
+        functions); None for any other. Its plan at `sizes` is resolved once, here."""
+        if len(self.dispatched) != 1 or type(self.dispatched[0]) is not NativeRun or self.dispatched[0].internal:
+            return None
+        run = self.dispatched[0]
+        if run.symbolic:
+            address, outputs, keep = _sized_plan(run, sizes)
+            if address is None:  # threads wanted at these sizes, without native threads
+                return None
+        else:
+            address, outputs, keep = run.address, run.outputs, run.program
+        allocations = [(slot, output_allocator(shape, dtype), shape, dtype) for slot, shape, dtype in outputs]
+        blank, parameter_slots, output_slots = self.blank_slots, self.parameter_slots, self.output_slots
+        dispatch_run = run.dispatch
+
+        def call(arguments):
+            if _profiler._ACTIVE is not None:
+                return self.run(arguments, sizes)
+            slots = blank.copy()
+            for slot, argument in zip(parameter_slots, arguments):
+                if type(argument) is not _NDARRAY or not argument.flags.c_contiguous:
+                    argument = np.asarray(argument, order="C")
+                slots[slot] = argument
+            for slot, allocate, shape, dtype in allocations:
+                slots[slot] = allocate(shape, dtype)
+            dispatch_run(address, id(slots))
+            return [slots[slot] for slot in output_slots]
+
+        call.keep = keep  # (the sized program and size vectors the address points into)
+        return call
 
     def describe_steps(self) -> str:
         """One line per step, in order: what it runs and on how many threads (`la.explain`)."""

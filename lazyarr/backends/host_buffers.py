@@ -76,6 +76,13 @@ def kernel_output(shape, dtype: np.dtype) -> np.ndarray:
     return _NDARRAY(shape, dtype, raw, offset)
 
 
+def output_allocator(shape, dtype: np.dtype):
+    """What `kernel_output(shape, dtype)` amounts to for these, as a function of (shape, dtype):
+    NumPy's allocator for small outputs, kernel_output itself for others (a plan made once
+    per shapes skips the size test at every call)."""
+    return np.empty if math.prod(shape) * dtype.itemsize <= _SMALL_BYTES else kernel_output
+
+
 def release() -> None:
     """Forget every buffer the pool holds (those still in use live on with their arrays)."""
     with _LOCK:

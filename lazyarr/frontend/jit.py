@@ -39,7 +39,7 @@ import sys
 import numpy as np
 
 from .. import _flags, _profiler, dtypes
-from ..compile import SizedExecutable, backend_for, build_module, cache_info, compile_module
+from ..compile import backend_for, build_module, cache_info, compile_module, fastest_run
 from ..hlo import Computation, Module, constant, remake, replace_all
 from ..hlo.text import print_module
 from ..introspection import explanation_for
@@ -83,21 +83,16 @@ def jit(fun=None, /, *, static_argnums=(), static_argnames=()):
 class _Entry:
     """One compiled signature: the executable, the buffers it captured, the results' structure."""
 
-    __slots__ = ("executable", "captured", "out_tree", "_run", "_sizes")
+    __slots__ = ("executable", "captured", "out_tree", "_call")
 
     def __init__(self, executable, captured: list, out_tree):
         self.executable, self.captured, self.out_tree = executable, captured, out_tree
-        # An executable bound to real sizes runs through its own executable with them: one
-        # call layer fewer on every call (W5's whole call is ~5 us).
-        if isinstance(executable, SizedExecutable):
-            self._run, self._sizes = executable.executable.run, executable.sizes
-        else:
-            self._run, self._sizes = executable.run, None
+        self._call = fastest_run(executable)  # (W5's whole call is ~5 us: the fewest layers)
 
     def run(self, buffers: list, user_arrays: list):
         if self.captured:
             buffers = buffers + self.captured
-        results = self._run(buffers) if self._sizes is None else self._run(buffers, self._sizes)
+        results = self._call(buffers)
         if self.out_tree is pytree.LEAF and not user_arrays and type(results[0]) is np.ndarray:
             return Array(leaf_for(results[0]))  # the commonest call: one result, no NumPy argument
         arrays = []
