@@ -175,6 +175,19 @@ set_slot(PyObject *object, Py_ssize_t offset, PyObject *value)
     return 0;
 }
 
+/* `object`, which no reference cycle can run through, taken out of the cycle collector's
+   lists, as CPython does for tuples and dicts of atomic values. A loop records ~4 such objects
+   per op; each of the collections their allocations trigger walked all the young ones: ~6 % of
+   an eager logistic-regression loop (its gen-0 collections 0.67 -> 0.35 ms a run). Freed by
+   reference counting as before; a leak would need a cycle, which their fields cannot close. */
+static void
+untracked(PyObject *object)
+{
+    if (PyObject_GC_IsTracked(object)) {
+        PyObject_GC_UnTrack(object);
+    }
+}
+
 /* The interned node of op `opdef` (with its `local`, `identity` and checked `shape`, `dtype`,
    `attr_map`) over `operands`: hlo.instruction's make_like and replay steps with _interned. */
 static PyObject *
@@ -274,6 +287,10 @@ intern_node(PyObject *opdef, PyObject *local, PyObject *identity, PyObject *shap
     set_slot(instruction, recording.holder, Py_None);
     set_slot(instruction, recording.depth, depth_value);
     set_slot(instruction, recording.constant_only, constant_only_value);
+    /* Out of the cycle collector's lists (see untracked() below): a recorded node holds its
+       operands (older nodes), plain attributes, a buffer and weak references to its holders,
+       so no cycle runs through it, and every collection would only walk it again. */
+    untracked(instruction);
     Py_DECREF(operand_tuple);
     Py_DECREF(depth_value);
     PyObject *reference = PyWeakref_NewRef(instruction, NULL);
@@ -282,6 +299,7 @@ intern_node(PyObject *opdef, PyObject *local, PyObject *identity, PyObject *shap
         Py_DECREF(key);
         return NULL;
     }
+    untracked(reference); /* (a weak reference without a callback holds nothing) */
     /* setdefault: of two threads making the same node, the second gets the first's */
     PyObject *existing = PyDict_SetDefault(recording.intern, key, reference);
     if (existing == NULL) {
@@ -544,6 +562,7 @@ new_array(PyObject *node)
     SLOT(array, node_offset) = node;
     SLOT(array, base_offset) = Py_NewRef(Py_None);
     SLOT(array, views_offset) = Py_NewRef(Py_None);
+    untracked(array); /* (it holds a node, its base array and weak references to its views) */
     Py_ssize_t depth = PyLong_AsSsize_t(SLOT(node, recording.depth));
     if (depth == -1 && PyErr_Occurred()) {
         Py_DECREF(array);
@@ -557,6 +576,7 @@ new_array(PyObject *node)
         Py_DECREF(array);
         return NULL;
     }
+    untracked(reference);
     PyObject *holder = SLOT(node, recording.holder);
     if (holder == NULL || holder == Py_None) {
         set_slot(node, recording.holder, reference);

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import lazyarr as la
 from lazyarr.frontend import array as array_module
 from lazyarr.frontend import direct_recording, elementwise, fast_paths
-from lazyarr.hlo.instruction import make
+from lazyarr.hlo.instruction import interned_count, make
 
 pytestmark = pytest.mark.skipif(not fast_paths.ENABLED, reason="the C extension is not built here")
 
@@ -155,13 +155,30 @@ def test_c_recording_leaks_nothing():
     la.exp(-a)
     gc.collect()
     before = (sys.getrefcount(a), sys.getrefcount(b), sys.getrefcount(a._node), sys.getrefcount(None))
-    node_count = len(gc.get_objects())
+    object_count, instruction_count = len(gc.get_objects()), interned_count()
     for _ in range(2000):
         (a + b) * 0.5 - la.exp(-a)
     gc.collect()
     after = (sys.getrefcount(a), sys.getrefcount(b), sys.getrefcount(a._node), sys.getrefcount(None))
     assert before[:3] == after[:3] and abs(after[3] - before[3]) < 50  # (None: no reference gained or lost per op)
-    assert len(gc.get_objects()) < node_count + 200  # the temporaries and their nodes are freed
+    assert len(gc.get_objects()) < object_count + 200  # the temporaries are freed
+    # and their nodes, which the collector does not track (the C extension untracks them)
+    assert interned_count() <= instruction_count + 10
+
+
+def test_recorded_nodes_and_arrays_are_left_to_reference_counting():
+    """The C path's nodes, arrays and their weak references are out of the cycle collector's
+    lists (no cycle can run through them; each collection would walk them again): they are
+    freed by reference counting, the moment the last reference goes."""
+    a = la.asarray(np.arange(4.0)).eval()
+    (a + 1.5) * a  # (memoizes the signatures)
+    result = (a + 2.5) * a
+    assert not gc.is_tracked(result) and not gc.is_tracked(result._node)
+    assert not gc.is_tracked(weakref.ref(result._node))
+    reference = weakref.ref(result._node)
+    del result
+    assert reference() is None  # no collection needed
+    np.testing.assert_array_equal(np.asarray((a + 2.5) * a), (np.arange(4.0) + 2.5) * np.arange(4.0))
 
 
 def test_a_recorded_result_is_held_as_the_python_path_holds_it():
