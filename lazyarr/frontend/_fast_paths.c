@@ -497,9 +497,11 @@ note_pending(PyObject *array)
 }
 
 /* hlo.instruction's sweep of its intern table: drop the entries whose instruction is dead.
-   It walks a copy (holding its keys and entries), as the Python sweep does: an allocation here may
-   run a collection whose finalizers record nodes, replacing dead entries of the table meanwhile;
-   an entry is deleted only if it is still the dead one found. Returns the number left. */
+   The walk finds them without allocating any Python object (the dead pairs go to a PyMem
+   array, which never runs a collection), so no Python code can change the table while it
+   walks, and no copy of the table is needed; then each is deleted if it is still the dead one
+   found (a deletion frees a key, which may run a collection whose finalizers record nodes and
+   replace entries meanwhile). Returns the number left. */
 static PyObject *
 sweep_intern_table(PyObject *module, PyObject *table)
 {
@@ -507,43 +509,49 @@ sweep_intern_table(PyObject *module, PyObject *table)
         PyErr_SetString(PyExc_TypeError, "sweep_intern_table(table: dict)");
         return NULL;
     }
-    PyObject *snapshot = PyDict_Copy(table);
-    PyObject *dead = snapshot == NULL ? NULL : PyList_New(0);
-    if (dead == NULL) {
-        Py_XDECREF(snapshot);
-        return NULL;
-    }
-    Py_ssize_t position = 0;
+    Py_ssize_t count = 0, capacity = 0, position = 0;
+    PyObject **dead = NULL; /* key, entry, key, entry, ... (strong references) */
     PyObject *key, *entry;
-    while (PyDict_Next(snapshot, &position, &key, &entry)) { /* (the snapshot holds both) */
-        PyObject *alive = referent(entry);
-        Py_XDECREF(alive);
-        if (PyWeakref_CheckRef(entry) && alive == NULL) {
-            PyObject *pair = PyTuple_Pack(2, key, entry);
-            if (pair == NULL || PyList_Append(dead, pair) < 0) {
-                Py_XDECREF(pair);
-                Py_DECREF(dead);
-                Py_DECREF(snapshot);
-                return NULL;
+    while (PyDict_Next(table, &position, &key, &entry)) {
+        if (!PyWeakref_CheckRef(entry)) {
+            continue;
+        }
+        PyObject *alive = referent(entry); /* (a live object's count back where it was: frees nothing) */
+        if (alive != NULL) {
+            Py_DECREF(alive);
+            continue;
+        }
+        if (count == capacity) {
+            capacity = capacity ? 2 * capacity : 256;
+            PyObject **grown = PyMem_Realloc(dead, 2 * capacity * sizeof(PyObject *));
+            if (grown == NULL) {
+                for (Py_ssize_t i = 0; i < 2 * count; i++) {
+                    Py_DECREF(dead[i]);
+                }
+                PyMem_Free(dead);
+                return PyErr_NoMemory();
             }
-            Py_DECREF(pair);
+            dead = grown;
+        }
+        dead[2 * count] = Py_NewRef(key);
+        dead[2 * count + 1] = Py_NewRef(entry);
+        count++;
+    }
+    int failed = 0;
+    for (Py_ssize_t i = 0; i < count && !failed; i++) {
+        PyObject *current = PyDict_GetItemWithError(table, dead[2 * i]);
+        if (current == NULL) {
+            failed = PyErr_Occurred() != NULL;
+        }
+        else if (current == dead[2 * i + 1]) {
+            failed = PyDict_DelItem(table, dead[2 * i]) < 0;
         }
     }
-    Py_DECREF(snapshot);
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(dead); i++) {
-        PyObject *pair = PyList_GET_ITEM(dead, i);
-        PyObject *current = PyDict_GetItemWithError(table, PyTuple_GET_ITEM(pair, 0));
-        if (current == NULL && PyErr_Occurred()) {
-            Py_DECREF(dead);
-            return NULL;
-        }
-        if (current == PyTuple_GET_ITEM(pair, 1) && PyDict_DelItem(table, PyTuple_GET_ITEM(pair, 0)) < 0) {
-            Py_DECREF(dead);
-            return NULL;
-        }
+    for (Py_ssize_t i = 0; i < 2 * count; i++) {
+        Py_DECREF(dead[i]);
     }
-    Py_DECREF(dead);
-    return PyLong_FromSsize_t(PyDict_GET_SIZE(table));
+    PyMem_Free(dead);
+    return failed ? NULL : PyLong_FromSsize_t(PyDict_GET_SIZE(table));
 }
 
 /* Array(node) (array.py's __init__): the node's holder noted, a deep one tracked for loop cuts.

@@ -409,9 +409,10 @@ def test_c_sweep_drops_exactly_the_dead_entries():
 
 def test_a_sweep_survives_finalizers_that_record_meanwhile():
     """An allocation inside the sweep may run a collection whose finalizers record nodes,
-    replacing dead entries of the intern table while it is swept: the C sweep walks a copy, as
-    the Python one does (found by fuzzing under valgrind: a freed weak reference packed and freed
-    again). Every entry left is live or re-made, and every re-made node is the table's."""
+    replacing dead entries of the intern table while it is swept: the C sweep allocates no
+    Python object while it walks the table and checks each dead entry again before deleting it
+    (the Python one walks a copy; found by fuzzing under valgrind: a freed weak reference packed
+    and freed again). Every entry left is live or re-made, and every re-made node is the table's."""
     from lazyarr.hlo import instruction
 
     leaves = [la.asarray(np.full(3, float(index))) for index in range(300)]
