@@ -9,6 +9,8 @@ and a Python int that does not fit the array's integer dtype raises `OverflowErr
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 bool_ = np.dtype(np.bool_)
@@ -150,6 +152,13 @@ def weak_scalar_type(value):
     if isinstance(value, complex):
         return complex
     return None
+
+
+@functools.cache
+def integer_range(dtype: np.dtype) -> tuple[int, int]:
+    """(smallest, largest) value of an integer dtype, as Python ints."""
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
 
 
 def check_weak_scalar_fits(value, dtype: np.dtype, *, where: str) -> None:

@@ -120,8 +120,33 @@ def _python_scalar_constant(kind, key, dtype) -> Instruction:
         value = complex(real, imaginary) if kind is complex else real
     else:
         value = key
+    if kind is not complex and _converts_quietly(value, dtype):
+        return constant(value, dtype)  # the same value as astype's, without its errstate (~1 us)
     with np.errstate(all="ignore"):
         return constant(np.asarray(value).astype(dtype))
+
+
+def _converts_quietly(value, dtype: np.dtype) -> bool:
+    """Whether NumPy converts the Python bool, int or float `value` to `dtype` exactly as
+    `np.asarray(value).astype(dtype)` does, with no warning or error: within the range of a
+    float `dtype` (or not finite), of an integer one, or a bool to bool."""
+    kind = dtype.kind
+    if kind == "f":
+        if type(value) is float:
+            return not abs(value) > _largest_finite(dtype)  # (NaN: not greater)
+        return abs(value) < _EXACT_INTEGERS and abs(value) <= _largest_finite(dtype)  # an int or bool
+    if kind in "iu" and type(value) is not float:
+        low, high = dtypes.integer_range(dtype)
+        return low <= value <= high
+    return kind == "b" and type(value) is bool
+
+
+_EXACT_INTEGERS = 1 << 62  # (ints np.asarray keeps as int64, whatever astype then rounds)
+
+
+@functools.cache
+def _largest_finite(dtype: np.dtype) -> float:
+    return float(np.finfo(dtype).max)
 
 
 def convert(node: Instruction, dtype) -> Instruction:

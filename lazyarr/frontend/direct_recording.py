@@ -111,12 +111,6 @@ def broadcast_constant(node: Instruction, shape: tuple[int, ...]) -> Instruction
     return broadcast_to(node, shape)
 
 
-@functools.cache
-def integer_range(dtype: np.dtype) -> tuple[int, int]:
-    info = np.iinfo(dtype)
-    return int(info.min), int(info.max)
-
-
 def remember(name, ufunc, operands, nodes, result) -> None:
     """Enter in DIRECT how elementwise.apply just built `result`, when it was one node of the
     operands' nodes: an array as it is or broadcast, a Python int or float as its constant."""
@@ -149,7 +143,7 @@ def remember(name, ufunc, operands, nodes, result) -> None:
                 # Outside its integer dtype's range an int is refused, or compared by value
                 # (elementwise's `_compare_out_of_range`): those calls take the general path.
                 bound = dtypes.int64 if dtypes.is_bool(dtype) else dtype
-                low, high = integer_range(bound) if dtypes.is_integer(bound) else (-2**53, 2**53)
+                low, high = dtypes.integer_range(bound) if dtypes.is_integer(bound) else (-2**53, 2**53)
             key.append(kind)
             specs.append((dtype, node.shape, low, high))
         else:

@@ -186,7 +186,7 @@ def _compare_out_of_range(name, ufunc, operands):
     inputs, _ = _resolve_loop(name, ufunc, tuple(_operand_dtype(operand) for operand in operands))
     if not (dtypes.is_integer(array.dtype) and dtypes.is_integer(inputs[position])):
         return None  # (bool arrays go through int64)
-    low, high = _direct.integer_range(inputs[position])
+    low, high = dtypes.integer_range(inputs[position])
     if low <= value <= high:
         return None
     info = np.iinfo(inputs[position])
@@ -218,7 +218,7 @@ def _ldexp(mantissa, exponent):
     range first (NumPy's `ldexp_int64` does the same; any exponent that far out saturates)."""
     if exponent.dtype == dtypes.int64:
         low, high = (broadcast_to(scalar_constant(bound, dtypes.int64), exponent.shape)
-                     for bound in _direct.integer_range(dtypes.int32))
+                     for bound in dtypes.integer_range(dtypes.int32))
         exponent = convert(make("clamp", [low, exponent, high]), dtypes.int32)
     return make("ldexp", [mantissa, exponent])
 

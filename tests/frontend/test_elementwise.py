@@ -634,6 +634,31 @@ def test_core_scalar_constant_keeps_the_sign_of_nan():
     assert np.signbit(scalar_constant(float("-nan"), np.float64).attr("literal").array)
 
 
+_EDGE_SCALARS = [0.0, -0.0, 1.5, float("nan"), -float("nan"), float("inf"), -float("inf"), 5e-324, 1e-46,
+                 65504.0, 65505.0, 3.4028234663852886e38, 3.5e38, 1e300, 0, 1, -1, 127, 128, -129, 255, 256,
+                 65504, 65520, 2**31, 2**53 + 1, 2**62 - 1, 2**63 - 1, -(2**63), 2**64 - 1, True, False]
+_SCALAR_DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16", "float32", "float64"]
+
+
+@pytest.mark.filterwarnings("error")  # a quiet conversion never warns (astype's are silenced)
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.sampled_from(_EDGE_SCALARS), st.floats(), st.integers(-(2**64), 2**64), st.booleans()),
+       st.sampled_from(_SCALAR_DTYPES))
+def test_core_scalar_constant_is_numpys_astype_bit_for_bit(value, dtype):
+    """A Python scalar's constant is `np.asarray(value).astype(dtype)`'s value, whether it takes
+    the quiet conversion (in range: no errstate) or astype itself (out of range, NaN to int)."""
+    from lazyarr.frontend.core import scalar_constant
+
+    dtype = np.dtype(dtype)
+    try:
+        with np.errstate(all="ignore"):
+            expected = np.asarray(value).astype(dtype)
+    except (OverflowError, TypeError, ValueError):  # (an int beyond uint64: NumPy has no array for it)
+        return
+    literal = scalar_constant(value, dtype).attr("literal").array
+    assert literal.dtype == dtype and literal.tobytes() == expected.tobytes()
+
+
 def test_functions_are_lazy():
     """Building a result evaluates nothing: the operands stay as graph nodes."""
     array = as_array(np.arange(4.0))
