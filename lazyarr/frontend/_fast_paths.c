@@ -48,7 +48,7 @@ static Py_ssize_t real_count, integer_count;
 static struct {
     PyObject *configured;
     PyObject *direct, *scalar_operands, *intern, *instruction_globals;  /* dicts */
-    PyObject *sweep, *interned, *broadcast_to, *scalar_operand, *holders_with, *track_pending;  /* callables */
+    PyObject *sweep, *interned, *scalar_operand, *holders_with, *track_pending;  /* callables */
     PyObject *flags_module;
     PyObject *tracing_state, *template_state, *pending_state;  /* array.py's thread-local states */
     Py_ssize_t op, operands, attrs, attr_map, local, identity, depth, constant_only, holder;  /* offsets */
@@ -628,14 +628,25 @@ new_array(PyObject *node)
     return array;
 }
 
-/* `node` broadcast to `shape` (core.broadcast_to), or `node` itself when `shape` is None. */
+/* `node` broadcast as the direct entry's `chain` says (direct_recording.through: the templates of
+   the reshape and broadcast core.broadcast_to made, in order), or `node` itself when it is None. */
 static PyObject *
-broadcast(PyObject *node, PyObject *shape)
+broadcast(PyObject *node, PyObject *chain)
 {
-    if (shape == Py_None) {
+    if (chain == Py_None) {
         return Py_NewRef(node);
     }
-    return PyObject_CallFunctionObjArgs(recording.broadcast_to, node, shape, NULL);
+    if (!PyTuple_CheckExact(chain)) {
+        PyErr_SetString(PyExc_SystemError, "record: a broadcast must be a tuple of node templates");
+        return NULL;
+    }
+    PyObject *current = Py_NewRef(node);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(chain) && current != NULL; i++) {
+        PyObject *next = make_like(PyTuple_GET_ITEM(chain, i), &current, 1);
+        Py_DECREF(current);
+        current = next;
+    }
+    return current;
 }
 
 /* The constant operand of a Python scalar (direct_recording.scalar_operand), if `value` is within
@@ -696,7 +707,7 @@ is_python_scalar(PyObject *value)
 }
 
 /* The node of `x` if it is an Array (exactly) holding a complete Instruction (a new reference),
-   else NULL: the recording functions hold it while Python code (broadcast_to, scalar_operand,
+   else NULL: the recording functions hold it while Python code (scalar_operand,
    a collection's finalizers) may rebind the array and drop its old node. */
 static PyObject *
 held_node(PyObject *x)
@@ -844,12 +855,12 @@ record_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 configure_recording(PyObject *module, PyObject *args)
 {
-    PyObject *direct, *scalars, *intern, *globals, *sweep, *interned, *broadcast_to, *scalar, *holders, *track;
+    PyObject *direct, *scalars, *intern, *globals, *sweep, *interned, *scalar, *holders, *track;
     PyObject *flags, *tracing_state, *template_state, *pending_state;
     PyObject *op, *operands, *attrs, *attr_map, *local, *identity, *depth, *constant_only, *holder;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOOOOOOOOOOOOOOO:configure_recording", &PyDict_Type, &direct,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OOOOOOOOOOOOOOOOOO:configure_recording", &PyDict_Type, &direct,
                           &PyDict_Type, &scalars, &PyDict_Type, &intern, &PyDict_Type, &globals, &sweep, &interned,
-                          &broadcast_to, &scalar, &holders, &track, &flags, &tracing_state, &template_state,
+                          &scalar, &holders, &track, &flags, &tracing_state, &template_state,
                           &pending_state, &op, &operands, &attrs, &attr_map, &local, &identity, &depth,
                           &constant_only, &holder)) {
         return NULL;
@@ -887,7 +898,6 @@ configure_recording(PyObject *module, PyObject *args)
     recording.instruction_globals = globals;
     recording.sweep = sweep;
     recording.interned = interned;
-    recording.broadcast_to = broadcast_to;
     recording.scalar_operand = scalar;
     recording.holders_with = holders;
     recording.track_pending = track;
@@ -1202,7 +1212,7 @@ static PyMethodDef module_methods[] = {
                "value_slot, leaf_slot, base_slot, views_slot, shape_slot, dtype_slot, real_scalar_types, "
                "integer_scalar_types)")},
     {"configure_recording", configure_recording, METH_VARARGS,
-     PyDoc_STR("configure_recording(direct, scalar_operands, intern, instruction_globals, sweep, interned, broadcast_to, "
+     PyDoc_STR("configure_recording(direct, scalar_operands, intern, instruction_globals, sweep, interned, "
                "scalar_operand, holders_with, track_pending, flags_module, tracing_state, template_state, pending_state, "
                "and the Instruction slots op, operands, "
                "attrs, _attr_map, _local, _identity, depth, constant_only, _holder)")},

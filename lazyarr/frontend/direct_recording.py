@@ -24,9 +24,10 @@ from .core import broadcast_to, scalar_constant
 
 # (name, then per operand: an array's dtype and shape, or a weak scalar's type) -> how `apply`
 # built the result, where it made one node of the operands' nodes: the node's template
-# (hlo.node_template), then per operand the shape an array was broadcast to (None: as it is),
-# or for a scalar its constant's dtype, the broadcast shape and the range of Python values that
-# needs no check. One-operand ops map to the template alone.
+# (hlo.node_template), then per operand how an array was broadcast (None: as it is; else the
+# templates of the nodes core.broadcast_to made, in order: `through`), or for a scalar its
+# constant's dtype, the broadcast shape and the range of Python values that needs no check.
+# One-operand ops map to the template alone.
 DIRECT: dict[tuple, tuple] = {}
 _DIRECT_SCALARS = (int, float)
 # (type, value, dtype, shape) of a Python scalar operand -> its (broadcast) constant node.
@@ -42,30 +43,51 @@ def python_record_binary(name: str, x1, x2) -> Array | None:
             node2 = x2._node
             direct = DIRECT.get((name, node1.dtype, node1.shape, node2.dtype, node2.shape))
             if direct is not None:
-                template, shape1, shape2 = direct
-                if shape1 is not None:
-                    node1 = broadcast_to(node1, shape1)
-                if shape2 is not None:
-                    node2 = broadcast_to(node2, shape2)
+                template, chain1, chain2 = direct
+                if chain1 is not None:
+                    node1 = through(chain1, node1)
+                if chain2 is not None:
+                    node2 = through(chain2, node2)
                 return Array(make_like(template, node1, node2))
         elif kind2 in _DIRECT_SCALARS:
             direct = DIRECT.get((name, node1.dtype, node1.shape, kind2))
             if direct is not None:
-                template, shape1, (dtype, shape, low, high) = direct
+                template, chain1, (dtype, shape, low, high) = direct
                 if low <= x2 <= high:
-                    if shape1 is not None:
-                        node1 = broadcast_to(node1, shape1)
+                    if chain1 is not None:
+                        node1 = through(chain1, node1)
                     return Array(make_like(template, node1, scalar_operand(x2, dtype, shape)))
     elif kind2 is Array and kind1 in _DIRECT_SCALARS:
         node2 = x2._node
         direct = DIRECT.get((name, kind1, node2.dtype, node2.shape))
         if direct is not None:
-            template, (dtype, shape, low, high), shape2 = direct
+            template, (dtype, shape, low, high), chain2 = direct
             if low <= x1 <= high:
-                if shape2 is not None:
-                    node2 = broadcast_to(node2, shape2)
+                if chain2 is not None:
+                    node2 = through(chain2, node2)
                 return Array(make_like(template, scalar_operand(x1, dtype, shape), node2))
     return None
+
+
+def through(chain: tuple, node: Instruction) -> Instruction:
+    """`node` through the node templates of `chain` in order: the broadcast core.broadcast_to
+    made of an operand of its shape and dtype, rebuilt without its checks (one intern lookup
+    per node; the C twin makes it without a Python call)."""
+    for template in chain:
+        node = make_like(template, node)
+    return node
+
+
+def _broadcast_chain(node: Instruction, source: Instruction) -> tuple | None:
+    """The templates of the single-operand nodes leading from `source` up to `node`, in order
+    (what `through` rebuilds), or None where another kind of node is on the way."""
+    chain = []
+    while node is not source:
+        if len(node.operands) != 1:
+            return None
+        chain.append(node_template(node))
+        node = node.operands[0]
+    return tuple(reversed(chain))
 
 
 def python_record_unary(name: str, x) -> Array | None:
@@ -129,7 +151,10 @@ def remember(name, ufunc, operands, nodes, result) -> None:
             if value._node is node:
                 specs.append(None)
             elif value.dtype == node.dtype and broadcast_to(value._node, node.shape) is node:
-                specs.append(node.shape)
+                chain = _broadcast_chain(node, value._node)
+                if chain is None:
+                    return
+                specs.append(chain)
             else:
                 return  # converted
             key += (value.dtype, value.shape)

@@ -25,7 +25,7 @@ from .. import _flags
 from ..hlo import Instruction, template
 from ..hlo import instruction as instruction_module
 from . import array as array_module
-from . import core, direct_recording, tracing
+from . import direct_recording, tracing
 from .array import Array
 from .elements import INTEGER_SCALAR_TYPES, REAL_SCALAR_TYPES, Element
 
@@ -42,7 +42,7 @@ if ENABLED:
         tuple(REAL_SCALAR_TYPES), tuple(INTEGER_SCALAR_TYPES))
     _fast_paths.configure_recording(
         direct_recording.DIRECT, direct_recording.SCALAR_OPERANDS, instruction_module._INTERN, vars(instruction_module),
-        instruction_module._sweep, instruction_module._interned, core.broadcast_to, direct_recording.scalar_operand,
+        instruction_module._sweep, instruction_module._interned, direct_recording.scalar_operand,
         array_module.holders_with, array_module.track_pending, _flags, tracing.STATE, template.RECORDING,
         array_module._PENDING, Instruction.op, Instruction.operands,
         Instruction.attrs, Instruction._attr_map, Instruction._local, Instruction._identity, Instruction.depth,
