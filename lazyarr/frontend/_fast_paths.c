@@ -17,6 +17,10 @@ Python twin does in the common case and hands everything else to it:
   template as hlo.instruction's make_like and _interned make it, a new Array as array.py's
   __init__ makes it, a deep one noted for loop cuts as track_pending notes it); None wherever the
   Python function would do anything else.
+- In `Array.__getitem__`'s FastSlot, after element reads: a plain view key (slices, None,
+  Ellipsis) noted in indexing.VIEW_CHAINS for the array's shape and dtype makes the view as
+  indexing.getitem does (the nodes from the chain's templates, NumPy's view of an evaluated
+  buffer, views.make_view's ViewOf and weak reference); `configure_views` hands over the table.
 - `replay(steps, slots)`: hlo.instruction.python_replay (graph templates: `mean`, `@`, reductions);
   `sweep_intern_table(table)`: its sweep of dead intern entries.
 - `host_buffers(args, layouts)`: jit.py's host_buffers_of_layouts (a jitted function called again
@@ -54,6 +58,17 @@ static struct {
     Py_ssize_t op, operands, attrs, attr_map, local, identity, depth, constant_only, holder;  /* offsets */
 } recording;
 static PyObject *sweep_at_name, *flags_name, *budget_name, *traces_name, *depth_name, *arrays_name, *prune_at_name;
+
+/* What configure_views() gave (indexing.py's view chains, views.py's ViewOf). */
+static struct {
+    PyObject *configured;
+    PyObject *chains;                                      /* indexing.VIEW_CHAINS (a dict) */
+    PyTypeObject *view_of_type;                            /* views.ViewOf */
+    PyObject *leaf_for;                                    /* array.leaf_for */
+    Py_ssize_t base, read, write, layout, refusal, strided; /* ViewOf's slots */
+    Py_ssize_t key_read, key_write, key_layout;            /* indexing.BasicKey's slots */
+} views;
+static PyObject *ndarray_flags_name, *c_contiguous_name, *writeable_name;
 
 enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"getitem", "float", "int", "bool", "index",
@@ -628,8 +643,8 @@ new_array(PyObject *node)
     return array;
 }
 
-/* `node` broadcast as the direct entry's `chain` says (direct_recording.through: the templates of
-   the reshape and broadcast core.broadcast_to made, in order), or `node` itself when it is None. */
+/* `node` through the node templates of `chain` (hlo.make_through: the reshape and broadcast
+   core.broadcast_to made, a view's slice and reshape, in order), or `node` itself when it is None. */
 static PyObject *
 broadcast(PyObject *node, PyObject *chain)
 {
@@ -917,6 +932,186 @@ configure_recording(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* -- views: indexing.getitem's plain view keys ------------------------------------------------ */
+
+/* The dict key indexing._key_parts makes of a view key (a slice, or a tuple of slices, ints,
+   None and Ellipsis), or NULL without an error for any other key. */
+static PyObject *
+key_parts(PyObject *key)
+{
+    PyObject *const *items = &key;
+    Py_ssize_t count = 1;
+    if (PyTuple_CheckExact(key)) {
+        items = &PyTuple_GET_ITEM(key, 0);
+        count = PyTuple_GET_SIZE(key);
+    }
+    else if (!PySlice_Check(key)) {
+        return NULL;
+    }
+    PyObject *parts = PyTuple_New(count);
+    if (parts == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = items[i], *part;
+        if (PySlice_Check(item)) {
+            PySliceObject *bounds = (PySliceObject *)item;
+            part = PyTuple_Pack(4, (PyObject *)&PySlice_Type, bounds->start, bounds->stop, bounds->step);
+            if (part == NULL) {
+                Py_DECREF(parts);
+                return NULL;
+            }
+        }
+        else if (PyLong_CheckExact(item) || item == Py_None || item == Py_Ellipsis) {
+            part = Py_NewRef(item);
+        }
+        else {
+            Py_DECREF(parts);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(parts, i, part);
+    }
+    return parts;
+}
+
+/* views.make_view(base, recipe.read, recipe.write, node, layout=recipe.layout): the view Array
+   of `node` (a reference stolen), its ViewOf, and a weak reference among its base's views. */
+static PyObject *
+make_view(PyObject *base, PyObject *recipe, PyObject *node)
+{
+    PyObject *view = new_array(node);
+    if (view == NULL) {
+        return NULL;
+    }
+    PyObject *link = views.view_of_type->tp_alloc(views.view_of_type, 0);
+    PyObject *reference = link == NULL ? NULL : PyWeakref_NewRef(view, NULL);
+    if (reference == NULL) {
+        Py_XDECREF(link);
+        Py_DECREF(view);
+        return NULL;
+    }
+    untracked(reference);
+    SLOT(link, views.base) = Py_NewRef(base);
+    SLOT(link, views.read) = Py_NewRef(SLOT(recipe, views.key_read));
+    SLOT(link, views.write) = Py_NewRef(SLOT(recipe, views.key_write));
+    SLOT(link, views.layout) = Py_NewRef(SLOT(recipe, views.key_layout));
+    SLOT(link, views.refusal) = Py_NewRef(Py_None);
+    SLOT(link, views.strided) = Py_NewRef(Py_None);
+    set_slot(view, base_offset, link);
+    Py_DECREF(link);
+    PyObject *known = SLOT(base, views_offset);
+    int failed = 0;
+    if (known == NULL || !PyList_CheckExact(known)) { /* (None: its first view) */
+        PyObject *list = PyList_New(1);
+        if (list == NULL) {
+            failed = 1;
+        }
+        else {
+            PyList_SET_ITEM(list, 0, Py_NewRef(reference));
+            set_slot(base, views_offset, list);
+            Py_DECREF(list);
+        }
+    }
+    else {
+        Py_INCREF(known); /* (held: dropping a dead reference frees nothing that runs code, but be safe) */
+        Py_ssize_t count = PyList_GET_SIZE(known);
+        if (count >= 8 && (count & (count - 1)) == 0) { /* at powers of two: amortized O(1) a view */
+            PyObject *live = PyList_New(0);
+            for (Py_ssize_t i = 0; live != NULL && i < PyList_GET_SIZE(known); i++) {
+                PyObject *item = PyList_GET_ITEM(known, i);
+                PyObject *alive = referent(item);
+                if (alive != NULL) {
+                    Py_DECREF(alive);
+                    if (PyList_Append(live, item) < 0) {
+                        Py_CLEAR(live);
+                    }
+                }
+            }
+            failed = live == NULL || PyList_SetSlice(known, 0, PyList_GET_SIZE(known), live) < 0;
+            Py_XDECREF(live);
+        }
+        failed = failed || PyList_Append(known, reference) < 0;
+        Py_DECREF(known);
+    }
+    Py_DECREF(reference);
+    if (failed) {
+        Py_DECREF(view);
+        return NULL;
+    }
+    return view;
+}
+
+/* `array[key]` for a plain view key noted in indexing.VIEW_CHAINS for the array's shape and
+   dtype, as indexing.getitem makes it: of a pending array, the nodes of the chain; of an
+   evaluated host array, NumPy's view of its buffer, a leaf where contiguous, else bound to the
+   chain's last node. NULL without an error where the Python path decides. */
+static PyObject *
+read_view(PyObject *array, PyObject *key)
+{
+    if (views.configured == NULL || Py_TYPE(array) != array_type) {
+        return NULL;
+    }
+    PyObject *node = SLOT(array, node_offset);
+    if (node == NULL || Py_TYPE(node) != instruction_type) {
+        return NULL;
+    }
+    PyObject *buffer = SLOT(node, bound_offset);
+    if (buffer == NULL || (buffer != Py_None && Py_TYPE(buffer) != ndarray_type)) {
+        return NULL; /* (a device buffer: the Python path) */
+    }
+    PyObject *parts = key_parts(key);
+    if (parts == NULL) {
+        return NULL;
+    }
+    PyObject *memo = PyTuple_Pack(3, SLOT(node, shape_offset), SLOT(node, dtype_offset), parts);
+    Py_DECREF(parts);
+    if (memo == NULL) {
+        return NULL;
+    }
+    PyObject *entry = PyDict_GetItemWithError(views.chains, memo);
+    Py_DECREF(memo);
+    if (entry == NULL || !PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 2) {
+        return NULL; /* (not noted, or noted as no chain; an error from a key's hash propagates) */
+    }
+    /* Held from here: NumPy's indexing, the leaf and new arrays may run Python code (a collection's
+       finalizers) that rebinds `array`, clears the table or frees the old node. */
+    Py_INCREF(entry);
+    Py_INCREF(node);
+    Py_INCREF(buffer);
+    PyObject *recipe = PyTuple_GET_ITEM(entry, 0), *chain = PyTuple_GET_ITEM(entry, 1), *made = NULL;
+    if (buffer == Py_None) {
+        made = broadcast(node, chain);
+    }
+    else {
+        PyObject *value = PyObject_GetItem(buffer, key);
+        PyObject *flags = value == NULL ? NULL : PyObject_GetAttr(value, ndarray_flags_name);
+        PyObject *layout = flags == NULL ? NULL : PyObject_GetAttr(flags, c_contiguous_name);
+        int contiguous = layout == NULL ? -1 : PyObject_IsTrue(layout);
+        Py_XDECREF(layout);
+        if (contiguous == 1) {
+            made = PyObject_CallOneArg(views.leaf_for, value);
+        }
+        else if (contiguous == 0) {
+            made = broadcast(node, chain);
+            if (made != NULL && SLOT(made, bound_offset) == Py_None) {
+                if (PyObject_SetAttr(flags, writeable_name, Py_False) < 0) {
+                    Py_CLEAR(made);
+                }
+                else {
+                    set_slot(made, bound_offset, value);
+                }
+            }
+        }
+        Py_XDECREF(flags);
+        Py_XDECREF(value);
+    }
+    PyObject *view = made == NULL ? NULL : make_view(array, recipe, made);
+    Py_DECREF(buffer);
+    Py_DECREF(node);
+    Py_DECREF(entry);
+    return view;
+}
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -947,6 +1142,9 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
             break;
         case GETITEM:
             value = read_element(args[0], args[1]);
+            if (value == NULL && !PyErr_Occurred()) {
+                value = read_view(args[0], args[1]);
+            }
             if (value != NULL || PyErr_Occurred()) {
                 return value;
             }
@@ -1206,6 +1404,54 @@ host_buffers(PyObject *module, PyObject *args)
     return buffers;
 }
 
+/* configure_views(chains, ViewOf, leaf_for, and the slots ViewOf.base, .read, .write, .layout,
+   .refusal, .strided, BasicKey.read, .write, .layout) */
+static PyObject *
+configure_views(PyObject *module, PyObject *args)
+{
+    PyObject *chains, *view_of, *leaf_for, *descriptors[9];
+    if (!PyArg_ParseTuple(args, "O!O!OOOOOOOOOO:configure_views", &PyDict_Type, &chains, &PyType_Type, &view_of,
+                          &leaf_for, &descriptors[0], &descriptors[1], &descriptors[2], &descriptors[3],
+                          &descriptors[4], &descriptors[5], &descriptors[6], &descriptors[7], &descriptors[8])) {
+        return NULL;
+    }
+    if (recording.configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_views: configure_recording() first");
+        return NULL;
+    }
+    static const char *const what[9] = {"ViewOf.base", "ViewOf.read", "ViewOf.write", "ViewOf.layout",
+                                        "ViewOf.refusal", "ViewOf.strided", "BasicKey.read", "BasicKey.write",
+                                        "BasicKey.layout"};
+    Py_ssize_t offsets[9];
+    for (int i = 0; i < 9; i++) {
+        if (slot_offset(descriptors[i], what[i], &offsets[i]) < 0) {
+            return NULL;
+        }
+    }
+    if (ndarray_flags_name == NULL) {
+        ndarray_flags_name = PyUnicode_InternFromString("flags");
+        c_contiguous_name = PyUnicode_InternFromString("c_contiguous");
+        writeable_name = PyUnicode_InternFromString("writeable");
+        if (ndarray_flags_name == NULL || c_contiguous_name == NULL || writeable_name == NULL) {
+            return NULL;
+        }
+    }
+    Py_XSETREF(views.configured, Py_NewRef(args));
+    views.chains = chains;
+    views.view_of_type = (PyTypeObject *)view_of;
+    views.leaf_for = leaf_for;
+    views.base = offsets[0];
+    views.read = offsets[1];
+    views.write = offsets[2];
+    views.layout = offsets[3];
+    views.refusal = offsets[4];
+    views.strided = offsets[5];
+    views.key_read = offsets[6];
+    views.key_write = offsets[7];
+    views.key_layout = offsets[8];
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(array_class, element_class, instruction_class, ndarray, node_slot, bound_slot, "
@@ -1216,6 +1462,9 @@ static PyMethodDef module_methods[] = {
                "scalar_operand, holders_with, track_pending, flags_module, tracing_state, template_state, pending_state, "
                "and the Instruction slots op, operands, "
                "attrs, _attr_map, _local, _identity, depth, constant_only, _holder)")},
+    {"configure_views", configure_views, METH_VARARGS,
+     PyDoc_STR("configure_views(view_chains, ViewOf, leaf_for, ViewOf.base, ViewOf.read, ViewOf.write, "
+               "ViewOf.layout, ViewOf.refusal, ViewOf.strided, BasicKey.read, BasicKey.write, BasicKey.layout)")},
     {"record_binary", (PyCFunction)(void (*)(void))record_binary, METH_FASTCALL,
      PyDoc_STR("record_binary(name, x1, x2): direct_recording.python_record_binary")},
     {"record_unary", (PyCFunction)(void (*)(void))record_unary, METH_FASTCALL,

@@ -18,14 +18,14 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, make_like, node_template
+from ..hlo import Instruction, chain_templates, make_like, make_through, node_template
 from .array import Array
 from .core import broadcast_to, scalar_constant
 
 # (name, then per operand: an array's dtype and shape, or a weak scalar's type) -> how `apply`
 # built the result, where it made one node of the operands' nodes: the node's template
 # (hlo.node_template), then per operand how an array was broadcast (None: as it is; else the
-# templates of the nodes core.broadcast_to made, in order: `through`), or for a scalar its
+# templates of the nodes core.broadcast_to made, in order: hlo.make_through), or for a scalar its
 # constant's dtype, the broadcast shape and the range of Python values that needs no check.
 # One-operand ops map to the template alone.
 DIRECT: dict[tuple, tuple] = {}
@@ -45,9 +45,9 @@ def python_record_binary(name: str, x1, x2) -> Array | None:
             if direct is not None:
                 template, chain1, chain2 = direct
                 if chain1 is not None:
-                    node1 = through(chain1, node1)
+                    node1 = make_through(chain1, node1)
                 if chain2 is not None:
-                    node2 = through(chain2, node2)
+                    node2 = make_through(chain2, node2)
                 return Array(make_like(template, node1, node2))
         elif kind2 in _DIRECT_SCALARS:
             direct = DIRECT.get((name, node1.dtype, node1.shape, kind2))
@@ -55,7 +55,7 @@ def python_record_binary(name: str, x1, x2) -> Array | None:
                 template, chain1, (dtype, shape, low, high) = direct
                 if low <= x2 <= high:
                     if chain1 is not None:
-                        node1 = through(chain1, node1)
+                        node1 = make_through(chain1, node1)
                     return Array(make_like(template, node1, scalar_operand(x2, dtype, shape)))
     elif kind2 is Array and kind1 in _DIRECT_SCALARS:
         node2 = x2._node
@@ -64,30 +64,9 @@ def python_record_binary(name: str, x1, x2) -> Array | None:
             template, (dtype, shape, low, high), chain2 = direct
             if low <= x1 <= high:
                 if chain2 is not None:
-                    node2 = through(chain2, node2)
+                    node2 = make_through(chain2, node2)
                 return Array(make_like(template, scalar_operand(x1, dtype, shape), node2))
     return None
-
-
-def through(chain: tuple, node: Instruction) -> Instruction:
-    """`node` through the node templates of `chain` in order: the broadcast core.broadcast_to
-    made of an operand of its shape and dtype, rebuilt without its checks (one intern lookup
-    per node; the C twin makes it without a Python call)."""
-    for template in chain:
-        node = make_like(template, node)
-    return node
-
-
-def _broadcast_chain(node: Instruction, source: Instruction) -> tuple | None:
-    """The templates of the single-operand nodes leading from `source` up to `node`, in order
-    (what `through` rebuilds), or None where another kind of node is on the way."""
-    chain = []
-    while node is not source:
-        if len(node.operands) != 1:
-            return None
-        chain.append(node_template(node))
-        node = node.operands[0]
-    return tuple(reversed(chain))
 
 
 def python_record_unary(name: str, x) -> Array | None:
@@ -151,7 +130,7 @@ def remember(name, ufunc, operands, nodes, result) -> None:
             if value._node is node:
                 specs.append(None)
             elif value.dtype == node.dtype and broadcast_to(value._node, node.shape) is node:
-                chain = _broadcast_chain(node, value._node)
+                chain = chain_templates(node, value._node)
                 if chain is None:
                     return
                 specs.append(chain)

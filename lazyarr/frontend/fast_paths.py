@@ -25,7 +25,7 @@ from .. import _flags
 from ..hlo import Instruction, template
 from ..hlo import instruction as instruction_module
 from . import array as array_module
-from . import direct_recording, tracing
+from . import direct_recording, indexing, tracing, views
 from .array import Array
 from .elements import INTEGER_SCALAR_TYPES, REAL_SCALAR_TYPES, Element
 
@@ -50,6 +50,11 @@ if ENABLED:
     direct_recording.use_fast_recording(_fast_paths.record_binary, _fast_paths.record_unary)
     instruction_module.use_fast_replay(_fast_paths.replay)
     instruction_module.use_fast_sweep(_fast_paths.sweep_intern_table)
+    _fast_paths.configure_views(
+        indexing.VIEW_CHAINS, views.ViewOf, array_module.leaf_for, views.ViewOf.base, views.ViewOf.read,
+        views.ViewOf.write, views.ViewOf.layout, views.ViewOf.refusal, views.ViewOf.strided, indexing.BasicKey.read,
+        indexing.BasicKey.write, indexing.BasicKey.layout)
+    indexing.note_view_chains()
 
 
 def accelerated(kind: str, function):

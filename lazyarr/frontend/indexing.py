@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, Maker, bind, constant, make
+from ..hlo import Instruction, Maker, bind, chain_templates, constant, fresh_parameter, make
 from ..hlo.template import Templates
 from .array import Array, leaf_for
 from .core import as_array, broadcast_to, contains_lazy, convert, wrap
@@ -70,6 +70,8 @@ def getitem(array, key) -> Array:
             if type(array) is Array:
                 recipe = _plain_tuple_key(array._node.shape, key)  # hot: `u[1:-1, 1:-1]` of a lazy array
                 if recipe is not None and recipe.is_view:
+                    if _NOTING_VIEW_CHAINS[0]:
+                        _note_view_chain(array._node, key, recipe)
                     return make_view(array, recipe.read, recipe.write, layout=recipe.layout)
         elif type(buffer) is _NDARRAY:
             if buffer.ndim == len(key) and _all_ints(key):
@@ -79,6 +81,8 @@ def getitem(array, key) -> Array:
             elif type(array) is Array:
                 recipe = _plain_tuple_key(array._node.shape, key)  # hot: `u[:-2, 1:-1]` of an evaluated u
                 if recipe is not None and recipe.is_view:
+                    if _NOTING_VIEW_CHAINS[0]:
+                        _note_view_chain(array._node, key, recipe)
                     return _view_of_evaluated(array, buffer[key], recipe)
     if isinstance(array, Array) and (type(key) is int or _is_plain_basic(key)):
         return _basic_getitem(array, key)
@@ -258,6 +262,20 @@ def basic_key(shape: tuple, key) -> BasicKey:
 def _plain_tuple_key(shape: tuple, key: tuple) -> BasicKey | None:
     """basic_key(shape, key) for a tuple `key` of ints, slices, None and Ellipsis; None for any
     other tuple. One pass does both the check and the memo key (`_is_plain_basic`, `_hashable`)."""
+    parts = _key_parts(key)
+    if parts is None:
+        return None
+    memo = (shape, parts)
+    try:
+        recipe = _BASIC_KEYS.get(memo)
+    except TypeError:  # a slice bound that is an array: the general path
+        return None
+    return recipe if recipe is not None else basic_key(shape, key)
+
+
+def _key_parts(key: tuple) -> tuple | None:
+    """The items of a tuple key of ints, slices, None and Ellipsis as a dict key (a slice as
+    (slice, start, stop, step)); None for any other tuple."""
     parts = []
     for item in key:
         kind = type(item)
@@ -267,12 +285,36 @@ def _plain_tuple_key(shape: tuple, key: tuple) -> BasicKey | None:
             parts.append(item)
         else:
             return None
-    memo = (shape, tuple(parts))
-    try:
-        recipe = _BASIC_KEYS.get(memo)
-    except TypeError:  # a slice bound that is an array: the general path
-        return None
-    return recipe if recipe is not None else basic_key(shape, key)
+    return tuple(parts)
+
+
+# (shape, dtype, key parts) -> (BasicKey, the templates of the nodes its read makes) of a plain
+# view key without integers (`u[1:-1, :-2]`, `x[::-1, None]`) on arrays of that shape and dtype,
+# or None for a key whose read is not such a chain. Noted by the Python path once per key, shape
+# and dtype where the C extension reads it (`note_view_chains`): its getitem then makes the view,
+# a slice of an evaluated or pending array, without a Python call (frontend/_fast_paths.c).
+VIEW_CHAINS: dict[tuple, tuple | None] = {}
+_VIEW_CHAINS_LIMIT = 4096
+_NOTING_VIEW_CHAINS = [False]
+
+
+def note_view_chains() -> None:
+    """Have the Python path note VIEW_CHAINS (fast_paths.py, where the C extension reads them)."""
+    _NOTING_VIEW_CHAINS[0] = True
+
+
+def _note_view_chain(node: Instruction, key: tuple, recipe: BasicKey) -> None:
+    """Enter `recipe`'s read of arrays shaped like `node` as a chain of node templates."""
+    memo = (node.shape, node.dtype, _key_parts(key))
+    if memo in VIEW_CHAINS:
+        return
+    chain = None
+    if recipe.picked is None:
+        sample = fresh_parameter(node.shape, node.dtype)  # (a leaf of its own: the chain's nodes die with it)
+        chain = chain_templates(recipe.read(sample), sample)
+    if len(VIEW_CHAINS) >= _VIEW_CHAINS_LIMIT:
+        VIEW_CHAINS.clear()
+    VIEW_CHAINS[memo] = None if chain is None else (recipe, chain)
 
 
 def _hashable(item):

@@ -8,11 +8,13 @@ from .instruction import (
     Maker,
     bind,
     bound_buffer,
+    chain_templates,
     constant,
     fresh_parameter,
     make,
     make_like,
     make_plain,
+    make_through,
     node_template,
     remake,
     set_holder,
@@ -22,7 +24,7 @@ from .op import HloError, OpDef, all_ops, get
 
 __all__ = [
     "Computation", "HloError", "Instruction", "Literal", "Maker", "Module", "OpDef", "all_ops",
-    "bind", "bound_buffer", "constant", "evaluate", "fresh_parameter", "get", "make", "make_like", "make_plain",
-    "node_template", "post_order", "remake", "replace_all", "set_holder",
+    "bind", "bound_buffer", "chain_templates", "constant", "evaluate", "fresh_parameter", "get", "make", "make_like",
+    "make_plain", "make_through", "node_template", "post_order", "remake", "replace_all", "set_holder",
     "users_of",
 ]

@@ -457,6 +457,27 @@ def make_like(template: tuple, *operands: Instruction) -> Instruction:
     return _interned(key, local, opdef, shape, dtype, operands, attr_map)
 
 
+def chain_templates(node: Instruction, source: Instruction) -> tuple | None:
+    """The node templates of the single-operand nodes leading from `source` up to `node`, in
+    order (what `make_through` rebuilds on another operand of `source`'s shape and dtype: a
+    broadcast, a view's slice and reshape), or None where a node on the way has other operands."""
+    chain = []
+    while node is not source:
+        if len(node.operands) != 1:
+            return None
+        chain.append(node_template(node))
+        node = node.operands[0]
+    return tuple(reversed(chain))
+
+
+def make_through(chain: tuple, node: Instruction) -> Instruction:
+    """`node` through the templates of `chain` (chain_templates) in order: the nodes make()
+    gives, one intern lookup each, no rules run."""
+    for template in chain:
+        node = make_like(template, node)
+    return node
+
+
 def remake(node: Instruction, operands: Sequence[Instruction]) -> Instruction:
     """`make(node.op, operands, **node.attributes)`: `node`'s op and attributes over other
     operands, as passes rebuild a graph. Where every operand has the shape and dtype of the

@@ -441,3 +441,56 @@ def test_a_sweep_survives_finalizers_that_record_meanwhile():
     for node in (array._node for array in remade):
         assert make(node.op.name, node.operands, **node.attributes) is node
     assert len(remade) in (0, len(leaves))
+
+
+@st.composite
+def _plain_view_keys(draw):
+    """A shape and a plain view key of it: slices (any bounds and steps), None and Ellipsis."""
+    shape = tuple(draw(st.lists(st.integers(0, 6), min_size=1, max_size=3)))
+    items = []
+    for _ in range(len(shape)):
+        bounds = st.one_of(st.none(), st.integers(-8, 8))
+        items.append(slice(draw(bounds), draw(bounds), draw(st.sampled_from([None, 1, 2, -1, -2, 3]))))
+    if draw(st.booleans()):
+        items.insert(draw(st.integers(0, len(items))), None)
+    if draw(st.booleans()):
+        position = draw(st.integers(0, len(items)))
+        items = items[:position] + [Ellipsis] + items[position + 1:]
+    key = tuple(items)
+    if len(key) == 1 and draw(st.booleans()):
+        key = key[0]  # a bare slice: `x[a:b]`
+    return shape, key
+
+
+@given(_plain_view_keys(), st.sampled_from(["float32", "int64", "complex64", "bool"]), st.booleans())
+def test_c_views_are_the_python_paths_views(shape_and_key, dtype, evaluated):
+    """`a[key]` for a plain view key, made by the C getitem from indexing.VIEW_CHAINS, is the view
+    indexing.getitem makes: the same node (the same slice of the same base node, or a leaf of
+    NumPy's contiguous view), the same read/write/layout, noted among the base's views; its value
+    is NumPy's, and a write through it reaches the base as in NumPy."""
+    from lazyarr.frontend import indexing
+
+    shape, key = shape_and_key
+    values = (np.arange(int(np.prod(shape))).reshape(shape) % 5).astype(dtype)
+    base = la.asarray(values)
+    if not evaluated:
+        base = base + np.zeros((), dtype)  # pending (a computed value, not a bound leaf)
+    base[key]  # noted by the Python path
+    chain_key = (base._node.shape, base._node.dtype, indexing._key_parts(key if type(key) is tuple else (key,)))
+    assert chain_key in indexing.VIEW_CHAINS
+    made_in_c = base[key]
+    from_python = indexing.getitem(base, key)
+    if evaluated and made_in_c._node.operands == ():  # contiguous: a leaf of NumPy's view each time
+        assert from_python._node.operands == () and made_in_c._node._bound.base is not None
+    else:
+        assert made_in_c._node is from_python._node
+    link, python_link = made_in_c._base, from_python._base
+    assert link.base is base and (link.read, link.write, link.layout) == (python_link.read, python_link.write,
+                                                                          python_link.layout)
+    assert link.refusal is None and link.strided is None
+    assert any(reference() is made_in_c for reference in base._views)
+    np.testing.assert_array_equal(np.asarray(made_in_c), values[key])
+    expected = values.copy()
+    expected[key] = np.ones((), dtype)
+    made_in_c[...] = np.ones((), dtype)
+    np.testing.assert_array_equal(np.asarray(base), expected)
