@@ -21,6 +21,8 @@ Python twin does in the common case and hands everything else to it:
   Ellipsis) noted in indexing.VIEW_CHAINS for the array's shape and dtype makes the view as
   indexing.getitem does (the nodes from the chain's templates, NumPy's view of an evaluated
   buffer, views.make_view's ViewOf and weak reference); `configure_views` hands over the table.
+- `Array.__matmul__` as a FastSlot: `x1 @ x2` of two arrays whose shapes and dtypes have a
+  template in linalg's table (`configure_templates`) replays it as Templates.build does.
 - `replay(steps, slots)`: hlo.instruction.python_replay (graph templates: `mean`, `@`, reductions);
   `sweep_intern_table(table)`: its sweep of dead intern entries.
 - `host_buffers(args, layouts)`: jit.py's host_buffers_of_layouts (a jitted function called again
@@ -70,9 +72,17 @@ static struct {
 } views;
 static PyObject *ndarray_flags_name, *c_contiguous_name, *writeable_name;
 
-enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, KIND_COUNT };
+/* What configure_templates() gave (linalg.py's `x1 @ x2` templates, hlo.template.Template). */
+static struct {
+    PyObject *configured;
+    PyObject *matmuls;            /* linalg.MATMUL_TEMPLATES's table: (shapes and dtypes) -> Template or None */
+    PyTypeObject *template_type;  /* hlo.template.Template */
+    Py_ssize_t fixed, steps, outputs;
+} templates;
+
+enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, MATMUL, KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"getitem", "float", "int", "bool", "index",
-                                                   "binary", "reflected", "unary"};
+                                                   "binary", "reflected", "unary", "matmul"};
 
 static int
 is_one_of(PyTypeObject *type, PyTypeObject *const *types, Py_ssize_t count)
@@ -1112,6 +1122,92 @@ read_view(PyObject *array, PyObject *key)
     return view;
 }
 
+/* -- templates: linalg.matmul's plain `x1 @ x2` ------------------------------------------------- */
+
+/* `x1 @ x2` of two arrays (exactly the class) whose shapes and dtypes have a recorded template
+   in linalg.MATMUL_TEMPLATES, replayed on their nodes as Templates.build does (hlo.template); NULL
+   without an error where the Python path decides. */
+static PyObject *
+record_matmul(PyObject *x1, PyObject *x2)
+{
+    if (templates.configured == NULL || Py_TYPE(x1) != array_type || Py_TYPE(x2) != array_type) {
+        return NULL;
+    }
+    PyObject *left = SLOT(x1, node_offset), *right = SLOT(x2, node_offset);
+    if (left == NULL || right == NULL || Py_TYPE(left) != instruction_type || Py_TYPE(right) != instruction_type) {
+        return NULL;
+    }
+    PyObject *key = PyTuple_Pack(4, SLOT(left, shape_offset), SLOT(left, dtype_offset), SLOT(right, shape_offset),
+                                 SLOT(right, dtype_offset));
+    if (key == NULL) {
+        return NULL;
+    }
+    PyObject *template = PyDict_GetItemWithError(templates.matmuls, key);
+    Py_DECREF(key);
+    if (template == NULL || Py_TYPE(template) != templates.template_type) {
+        return NULL; /* (not recorded yet, or no template: the Python path) */
+    }
+    PyObject *fixed = SLOT(template, templates.fixed), *steps = SLOT(template, templates.steps);
+    PyObject *outputs = SLOT(template, templates.outputs);
+    if (fixed == NULL || steps == NULL || outputs == NULL || !PyTuple_Check(fixed) || !PyTuple_Check(outputs)
+        || PyTuple_GET_SIZE(outputs) < 1) {
+        PyErr_SetString(PyExc_SystemError, "matmul: a template must hold (fixed, steps, outputs) tuples");
+        return NULL;
+    }
+    Py_INCREF(template); /* (held: code run while nodes are made may clear the table) */
+    PyObject *slots = PyList_New(2 + PyTuple_GET_SIZE(fixed));
+    PyObject *result = NULL;
+    if (slots != NULL) {
+        PyList_SET_ITEM(slots, 0, Py_NewRef(left));
+        PyList_SET_ITEM(slots, 1, Py_NewRef(right));
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fixed); i++) {
+            PyList_SET_ITEM(slots, 2 + i, Py_NewRef(PyTuple_GET_ITEM(fixed, i)));
+        }
+        PyObject *arguments[2] = {steps, slots};
+        PyObject *filled = replay(NULL, arguments, 2);
+        if (filled != NULL) {
+            Py_ssize_t position = PyLong_AsSsize_t(PyTuple_GET_ITEM(outputs, 0));
+            if (position >= 0 && position < PyList_GET_SIZE(filled)) {
+                result = new_array(Py_NewRef(PyList_GET_ITEM(filled, position)));
+            }
+            else if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_SystemError, "matmul: a template's output slot out of range");
+            }
+            Py_DECREF(filled);
+        }
+        Py_DECREF(slots);
+    }
+    Py_DECREF(template);
+    return result;
+}
+
+/* configure_templates(matmul_table, Template, Template.fixed, Template.steps, Template.outputs) */
+static PyObject *
+configure_templates(PyObject *module, PyObject *args)
+{
+    PyObject *matmuls, *template_type, *fixed, *steps, *outputs;
+    if (!PyArg_ParseTuple(args, "O!O!OOO:configure_templates", &PyDict_Type, &matmuls, &PyType_Type, &template_type,
+                          &fixed, &steps, &outputs)) {
+        return NULL;
+    }
+    if (recording.configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_templates: configure_recording() first");
+        return NULL;
+    }
+    Py_ssize_t offsets[3];
+    if (slot_offset(fixed, "Template.fixed", &offsets[0]) < 0 || slot_offset(steps, "Template.steps", &offsets[1]) < 0
+        || slot_offset(outputs, "Template.outputs", &offsets[2]) < 0) {
+        return NULL;
+    }
+    Py_XSETREF(templates.configured, Py_NewRef(args));
+    templates.matmuls = matmuls;
+    templates.template_type = (PyTypeObject *)template_type;
+    templates.fixed = offsets[0];
+    templates.steps = offsets[1];
+    templates.outputs = offsets[2];
+    Py_RETURN_NONE;
+}
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -1125,7 +1221,7 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
 {
     FastSlot *self = (FastSlot *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    int arity = self->kind == GETITEM || self->kind == BINARY || self->kind == REFLECTED ? 2 : 1;
+    int arity = self->kind == GETITEM || self->kind == BINARY || self->kind == REFLECTED || self->kind == MATMUL ? 2 : 1;
     if (configured != NULL && kwnames == NULL && nargs == arity) {
         PyObject *value;
         switch (self->kind) {
@@ -1139,6 +1235,12 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
                 return value; /* the new array, or NULL with the error */
             }
             Py_DECREF(value);
+            break;
+        case MATMUL:
+            value = record_matmul(args[0], args[1]);
+            if (value != NULL || PyErr_Occurred()) {
+                return value;
+            }
             break;
         case GETITEM:
             value = read_element(args[0], args[1]);
@@ -1462,6 +1564,8 @@ static PyMethodDef module_methods[] = {
                "scalar_operand, holders_with, track_pending, flags_module, tracing_state, template_state, pending_state, "
                "and the Instruction slots op, operands, "
                "attrs, _attr_map, _local, _identity, depth, constant_only, _holder)")},
+    {"configure_templates", configure_templates, METH_VARARGS,
+     PyDoc_STR("configure_templates(matmul_table, Template, Template.fixed, Template.steps, Template.outputs)")},
     {"configure_views", configure_views, METH_VARARGS,
      PyDoc_STR("configure_views(view_chains, ViewOf, leaf_for, ViewOf.base, ViewOf.read, ViewOf.write, "
                "ViewOf.layout, ViewOf.refusal, ViewOf.strided, BasicKey.read, BasicKey.write, BasicKey.layout)")},

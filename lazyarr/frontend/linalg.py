@@ -95,7 +95,7 @@ def matmul(x1, x2, /, out=None, *, dtype=None) -> Array:
     if dtype is None and type(x1) is Array and type(x2) is Array:  # hot: `X @ w` in a loop
         left, right = x1._node, x2._node
         signature = (left.shape, left.dtype, right.shape, right.dtype)
-        return wrap(_MATMULS.build(signature, _plain_matmul, left, right))
+        return wrap(MATMUL_TEMPLATES.build(signature, _plain_matmul, left, right))
     first, second = as_array(x1, where="matmul"), as_array(x2, where="matmul")
     return wrap(_matmul_plan(first, second, dtype).build(first._node, second._node))
 
@@ -120,8 +120,8 @@ class _MatmulPlan:
 
 
 # Plain `x1 @ x2` by operand signature: the graph replayed (hlo/template.py), checks and
-# dimension rules skipped.
-_MATMULS = Templates()
+# dimension rules skipped; `Array.__matmul__`'s C slot replays them too (fast_paths.py).
+MATMUL_TEMPLATES = Templates()
 
 
 def _plain_matmul(left: Instruction, right: Instruction) -> Instruction:

@@ -110,6 +110,11 @@ class Templates:
         self._templates: dict[Hashable, Template | None] = {}
         self._limit = limit
 
+    @property
+    def table(self) -> dict:
+        """The templates by key (the C extension's `@` reads linalg's: frontend/fast_paths.py)."""
+        return self._templates
+
     def build(self, key: Hashable, build: Callable[..., Instruction], *operands: Instruction) -> Instruction:
         """`build(*operands)`, replayed from the template under `key` (recorded on a miss)."""
         try:

@@ -494,3 +494,32 @@ def test_c_views_are_the_python_paths_views(shape_and_key, dtype, evaluated):
     expected[key] = np.ones((), dtype)
     made_in_c[...] = np.ones((), dtype)
     np.testing.assert_array_equal(np.asarray(base), expected)
+
+
+_MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)),
+                  ((5, 2, 3), (1, 3, 4)), ((0, 3), (3, 2)), ((2, 0), (0, 3))]
+
+
+@given(st.sampled_from(_MATMUL_SHAPES), st.sampled_from(["float32", "float64", "int64", "complex64", "bool"]),
+       st.sampled_from(["float32", "int32"]))
+def test_c_matmul_replays_the_python_paths_template(shapes, left_dtype, right_dtype):
+    """`x1 @ x2` through `Array.__matmul__`'s C slot replays linalg's template for the operands'
+    shapes and dtypes: the node linalg.matmul makes (interned: the same object), NumPy's value."""
+    from lazyarr.frontend import linalg
+
+    rng = np.random.default_rng(len(shapes[0]))
+    values = [(rng.integers(-3, 4, shape)).astype(dtype) for shape, dtype in zip(shapes, (left_dtype, right_dtype))]
+    left, right = (la.asarray(value) + np.zeros((), value.dtype) for value in values)  # pending nodes
+    left @ right  # records the template (the Python path)
+    made_in_c = left @ right
+    assert made_in_c._node is linalg.matmul(left, right)._node
+    expected = values[0] @ values[1]
+    np.testing.assert_array_equal(np.asarray(made_in_c), expected)  # small integers: exact in every dtype
+    assert np.asarray(made_in_c).dtype == expected.dtype
+
+
+def test_c_matmul_leaves_errors_to_the_python_path():
+    left, right = la.asarray(np.ones((2, 3))), la.asarray(np.ones((4, 2)))
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"\(2, 3\).*\(4, 2\)|matmul"):
+            left @ right
