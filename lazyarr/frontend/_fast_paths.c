@@ -18,9 +18,10 @@ Python twin does in the common case and hands everything else to it:
   __init__ makes it, a deep one noted for loop cuts as track_pending notes it); None wherever the
   Python function would do anything else.
 - In `Array.__getitem__`'s FastSlot, after element reads: a plain view key (slices, None,
-  Ellipsis) noted in indexing.VIEW_CHAINS for the array's shape and dtype makes the view as
+  Ellipsis) noted in views.VIEW_CHAINS for the array's shape and dtype makes the view as
   indexing.getitem does (the nodes from the chain's templates, NumPy's view of an evaluated
   buffer, views.make_view's ViewOf and weak reference); `configure_views` hands over the table.
+  `FastView("T", getter)`, installed as `Array.T`, makes `.T` from it the same way.
 - `Array.__matmul__` as a FastSlot: `x1 @ x2` of two arrays whose shapes and dtypes have a
   template in linalg's table (`configure_templates`) replays it as Templates.build does.
 - `replay(steps, slots)`: hlo.instruction.python_replay (graph templates: `mean`, `@`, reductions);
@@ -61,14 +62,13 @@ static struct {
 } recording;
 static PyObject *sweep_at_name, *flags_name, *budget_name, *traces_name, *depth_name, *arrays_name, *prune_at_name;
 
-/* What configure_views() gave (indexing.py's view chains, views.py's ViewOf). */
+/* What configure_views() gave (views.py's view chains and ViewOf). */
 static struct {
     PyObject *configured;
-    PyObject *chains;                                      /* indexing.VIEW_CHAINS (a dict) */
+    PyObject *chains;                                      /* views.VIEW_CHAINS (a dict) */
     PyTypeObject *view_of_type;                            /* views.ViewOf */
     PyObject *leaf_for;                                    /* array.leaf_for */
     Py_ssize_t base, read, write, layout, refusal, strided; /* ViewOf's slots */
-    Py_ssize_t key_read, key_write, key_layout;            /* indexing.BasicKey's slots */
 } views;
 static PyObject *ndarray_flags_name, *c_contiguous_name, *writeable_name;
 
@@ -525,8 +525,9 @@ note_pending(PyObject *array)
    The walk finds them without allocating any Python object (the dead pairs go to a PyMem
    array, which never runs a collection), so no Python code can change the table while it
    walks, and no copy of the table is needed; then each is deleted if it is still the dead one
-   found (a deletion frees a key, which may run a collection whose finalizers record nodes and
-   replace entries meanwhile). Returns the number left. */
+   found (the lookup hashes the key again, which for a constant's Literal runs Python code that may
+   run a collection whose finalizers record nodes and replace entries meanwhile; the pairs are held
+   until the end). Returns the number left. */
 static PyObject *
 sweep_intern_table(PyObject *module, PyObject *table)
 {
@@ -944,8 +945,17 @@ configure_recording(PyObject *module, PyObject *args)
 
 /* -- views: indexing.getitem's plain view keys ------------------------------------------------ */
 
-/* The dict key indexing._key_parts makes of a view key (a slice, or a tuple of slices, ints,
-   None and Ellipsis), or NULL without an error for any other key. */
+/* A slice bound the C views take: an exact int or None (a dict key that hashes and compares
+   without running Python code, and no float or bool equal to an int). */
+static int
+plain_bound(PyObject *bound)
+{
+    return bound == Py_None || PyLong_CheckExact(bound);
+}
+
+/* The dict key indexing._key_parts makes of a view key (a slice of int or None bounds, or a
+   tuple of such slices, ints, None and Ellipsis), or NULL for any other key (an error set only
+   when an allocation failed). */
 static PyObject *
 key_parts(PyObject *key)
 {
@@ -966,6 +976,10 @@ key_parts(PyObject *key)
         PyObject *item = items[i], *part;
         if (PySlice_Check(item)) {
             PySliceObject *bounds = (PySliceObject *)item;
+            if (!plain_bound(bounds->start) || !plain_bound(bounds->stop) || !plain_bound(bounds->step)) {
+                Py_DECREF(parts); /* (an Element, a NumPy integer, 1.0: the Python path) */
+                return NULL;
+            }
             part = PyTuple_Pack(4, (PyObject *)&PySlice_Type, bounds->start, bounds->stop, bounds->step);
             if (part == NULL) {
                 Py_DECREF(parts);
@@ -984,10 +998,11 @@ key_parts(PyObject *key)
     return parts;
 }
 
-/* views.make_view(base, recipe.read, recipe.write, node, layout=recipe.layout): the view Array
-   of `node` (a reference stolen), its ViewOf, and a weak reference among its base's views. */
+/* views.make_view(base, read, write, node, layout=layout) with the read, write and layout of a
+   VIEW_CHAINS `entry`: the view Array of `node` (a reference stolen), its ViewOf, and a weak
+   reference among its base's views. */
 static PyObject *
-make_view(PyObject *base, PyObject *recipe, PyObject *node)
+make_view(PyObject *base, PyObject *entry, PyObject *node)
 {
     PyObject *view = new_array(node);
     if (view == NULL) {
@@ -1002,9 +1017,9 @@ make_view(PyObject *base, PyObject *recipe, PyObject *node)
     }
     untracked(reference);
     SLOT(link, views.base) = Py_NewRef(base);
-    SLOT(link, views.read) = Py_NewRef(SLOT(recipe, views.key_read));
-    SLOT(link, views.write) = Py_NewRef(SLOT(recipe, views.key_write));
-    SLOT(link, views.layout) = Py_NewRef(SLOT(recipe, views.key_layout));
+    SLOT(link, views.read) = Py_NewRef(PyTuple_GET_ITEM(entry, 0));
+    SLOT(link, views.write) = Py_NewRef(PyTuple_GET_ITEM(entry, 1));
+    SLOT(link, views.layout) = Py_NewRef(PyTuple_GET_ITEM(entry, 2));
     SLOT(link, views.refusal) = Py_NewRef(Py_None);
     SLOT(link, views.strided) = Py_NewRef(Py_None);
     set_slot(view, base_offset, link);
@@ -1051,44 +1066,68 @@ make_view(PyObject *base, PyObject *recipe, PyObject *node)
     return view;
 }
 
-/* `array[key]` for a plain view key noted in indexing.VIEW_CHAINS for the array's shape and
-   dtype, as indexing.getitem makes it: of a pending array, the nodes of the chain; of an
-   evaluated host array, NumPy's view of its buffer, a leaf where contiguous, else bound to the
-   chain's last node. NULL without an error where the Python path decides. */
+/* The VIEW_CHAINS entry (read, write, layout, chain) of views `what` of `node`'s shape and dtype
+   (a new reference), or NULL: without an error where none is noted. The caller holds `node`. */
 static PyObject *
-read_view(PyObject *array, PyObject *key)
+view_entry(PyObject *node, PyObject *what)
+{
+    PyObject *shape = SLOT(node, shape_offset), *dtype = SLOT(node, dtype_offset);
+    if (shape == NULL || dtype == NULL) {
+        return NULL; /* (an incomplete node: the Python path raises) */
+    }
+    PyObject *memo = PyTuple_Pack(3, shape, dtype, what);
+    if (memo == NULL) {
+        return NULL;
+    }
+    PyObject *entry = PyDict_GetItemWithError(views.chains, memo);
+    Py_DECREF(memo);
+    if (entry == NULL || !PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 4
+        || !PyTuple_CheckExact(PyTuple_GET_ITEM(entry, 3))) {
+        return NULL; /* (not noted, or noted as no chain; a lookup that failed: an error set) */
+    }
+    return Py_NewRef(entry);
+}
+
+/* The node of `array` (exactly the class) if it is an Instruction, else NULL (borrowed). */
+static PyObject *
+array_node(PyObject *array)
 {
     if (views.configured == NULL || Py_TYPE(array) != array_type) {
         return NULL;
     }
     PyObject *node = SLOT(array, node_offset);
-    if (node == NULL || Py_TYPE(node) != instruction_type) {
+    return node != NULL && Py_TYPE(node) == instruction_type ? node : NULL;
+}
+
+/* `array[key]` for a plain view key noted in views.VIEW_CHAINS for the array's shape and dtype,
+   as indexing.getitem makes it: of a pending array, the nodes of the chain; of an evaluated host
+   array, NumPy's view of its buffer, a leaf where contiguous, else bound to the chain's last
+   node. NULL without an error where the Python path decides. */
+static PyObject *
+read_view(PyObject *array, PyObject *key)
+{
+    PyObject *node = array_node(array);
+    if (node == NULL) {
         return NULL;
     }
     PyObject *buffer = SLOT(node, bound_offset);
     if (buffer == NULL || (buffer != Py_None && Py_TYPE(buffer) != ndarray_type)) {
         return NULL; /* (a device buffer: the Python path) */
     }
-    PyObject *parts = key_parts(key);
-    if (parts == NULL) {
-        return NULL;
-    }
-    PyObject *memo = PyTuple_Pack(3, SLOT(node, shape_offset), SLOT(node, dtype_offset), parts);
-    Py_DECREF(parts);
-    if (memo == NULL) {
-        return NULL;
-    }
-    PyObject *entry = PyDict_GetItemWithError(views.chains, memo);
-    Py_DECREF(memo);
-    if (entry == NULL || !PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 2) {
-        return NULL; /* (not noted, or noted as no chain; an error from a key's hash propagates) */
-    }
-    /* Held from here: NumPy's indexing, the leaf and new arrays may run Python code (a collection's
-       finalizers) that rebinds `array`, clears the table or frees the old node. */
-    Py_INCREF(entry);
+    /* Held from here, before anything allocates: an allocation may run a collection whose
+       finalizers rebind `array` (its old node and buffer freed), clear the table, or record. */
     Py_INCREF(node);
     Py_INCREF(buffer);
-    PyObject *recipe = PyTuple_GET_ITEM(entry, 0), *chain = PyTuple_GET_ITEM(entry, 1), *made = NULL;
+    PyObject *parts = key_parts(key), *entry = NULL, *made = NULL, *view = NULL;
+    if (parts != NULL) {
+        entry = view_entry(node, parts);
+        Py_DECREF(parts);
+    }
+    if (entry == NULL) {
+        PyErr_Clear(); /* (a failed lookup or allocation: the Python path meets it, or not) */
+        goto done;
+    }
+    PyObject *chain = PyTuple_GET_ITEM(entry, 3);
     if (buffer == Py_None) {
         made = broadcast(node, chain);
     }
@@ -1115,12 +1154,114 @@ read_view(PyObject *array, PyObject *key)
         Py_XDECREF(flags);
         Py_XDECREF(value);
     }
-    PyObject *view = made == NULL ? NULL : make_view(array, recipe, made);
+    view = made == NULL ? NULL : make_view(array, entry, made);
+    Py_DECREF(entry);
+done:
     Py_DECREF(buffer);
     Py_DECREF(node);
-    Py_DECREF(entry);
     return view;
 }
+
+/* A view `what` of `array` made by its noted chain alone (`.T`: manipulation_layout.transpose
+   makes it so, evaluated or not), or NULL without an error where the Python path decides. */
+static PyObject *
+chained_view(PyObject *array, PyObject *what)
+{
+    PyObject *node = array_node(array);
+    if (node == NULL) {
+        return NULL;
+    }
+    Py_INCREF(node); /* (held before anything allocates: see read_view) */
+    PyObject *entry = view_entry(node, what), *view = NULL;
+    if (entry == NULL) {
+        PyErr_Clear();
+    }
+    else {
+        PyObject *made = broadcast(node, PyTuple_GET_ITEM(entry, 3));
+        view = made == NULL ? NULL : make_view(array, entry, made);
+        Py_DECREF(entry);
+    }
+    Py_DECREF(node);
+    return view;
+}
+
+/* FastView(what, fallback): a read-only attribute (`Array.T`) whose value is the view `what` of
+   its array from views.VIEW_CHAINS, else `fallback(array)` (the Python property's getter). */
+typedef struct {
+    PyObject_HEAD
+    PyObject *what;
+    PyObject *fallback;
+} FastView;
+
+static PyObject *
+fast_view_get(PyObject *self, PyObject *object, PyObject *type)
+{
+    if (object == NULL || object == Py_None) {
+        return Py_NewRef(self);
+    }
+    FastView *view = (FastView *)self;
+    PyObject *made = chained_view(object, view->what);
+    if (made != NULL || PyErr_Occurred()) {
+        return made;
+    }
+    return PyObject_CallOneArg(view->fallback, object);
+}
+
+static int
+fast_view_set(PyObject *self, PyObject *object, PyObject *value)
+{
+    PyErr_Format(PyExc_AttributeError, "attribute %R of %.100s objects is not writable", ((FastView *)self)->what,
+                 object == NULL ? "?" : Py_TYPE(object)->tp_name);
+    return -1;
+}
+
+static PyObject *
+fast_view_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *what, *fallback;
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs)) {
+        PyErr_SetString(PyExc_TypeError, "FastView(what, fallback) takes no keywords");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "UO:FastView", &what, &fallback)) {
+        return NULL;
+    }
+    FastView *self = (FastView *)type->tp_alloc(type, 0);
+    if (self != NULL) {
+        self->what = Py_NewRef(what);
+        self->fallback = Py_NewRef(fallback);
+    }
+    return (PyObject *)self;
+}
+
+static void
+fast_view_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(((FastView *)self)->what);
+    Py_CLEAR(((FastView *)self)->fallback);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static int
+fast_view_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(((FastView *)self)->fallback);
+    return 0;
+}
+
+static PyTypeObject fast_view_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "lazyarr.frontend._fast_paths.FastView",
+    .tp_basicsize = sizeof(FastView),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = PyDoc_STR("FastView(what, fallback): a read-only view attribute (Array.T) made in C where noted"),
+    .tp_new = fast_view_new,
+    .tp_dealloc = fast_view_dealloc,
+    .tp_traverse = fast_view_traverse,
+    .tp_descr_get = fast_view_get,
+    .tp_descr_set = fast_view_set,
+};
 
 /* -- templates: linalg.matmul's plain `x1 @ x2` ------------------------------------------------- */
 
@@ -1134,24 +1275,31 @@ record_matmul(PyObject *x1, PyObject *x2)
         return NULL;
     }
     PyObject *left = SLOT(x1, node_offset), *right = SLOT(x2, node_offset);
-    if (left == NULL || right == NULL || Py_TYPE(left) != instruction_type || Py_TYPE(right) != instruction_type) {
+    if (left == NULL || right == NULL || Py_TYPE(left) != instruction_type || Py_TYPE(right) != instruction_type
+        || SLOT(left, shape_offset) == NULL || SLOT(left, dtype_offset) == NULL || SLOT(right, shape_offset) == NULL
+        || SLOT(right, dtype_offset) == NULL) {
         return NULL;
     }
+    /* Held before anything allocates (a collection's finalizers may rebind the arrays). */
+    Py_INCREF(left);
+    Py_INCREF(right);
     PyObject *key = PyTuple_Pack(4, SLOT(left, shape_offset), SLOT(left, dtype_offset), SLOT(right, shape_offset),
                                  SLOT(right, dtype_offset));
-    if (key == NULL) {
-        return NULL;
-    }
-    PyObject *template = PyDict_GetItemWithError(templates.matmuls, key);
-    Py_DECREF(key);
+    PyObject *template = key == NULL ? NULL : PyDict_GetItemWithError(templates.matmuls, key);
+    Py_XDECREF(key);
     if (template == NULL || Py_TYPE(template) != templates.template_type) {
-        return NULL; /* (not recorded yet, or no template: the Python path) */
+        PyErr_Clear(); /* (not recorded yet, no template, or a failed lookup: the Python path) */
+        Py_DECREF(left);
+        Py_DECREF(right);
+        return NULL;
     }
     PyObject *fixed = SLOT(template, templates.fixed), *steps = SLOT(template, templates.steps);
     PyObject *outputs = SLOT(template, templates.outputs);
     if (fixed == NULL || steps == NULL || outputs == NULL || !PyTuple_Check(fixed) || !PyTuple_Check(outputs)
         || PyTuple_GET_SIZE(outputs) < 1) {
         PyErr_SetString(PyExc_SystemError, "matmul: a template must hold (fixed, steps, outputs) tuples");
+        Py_DECREF(left);
+        Py_DECREF(right);
         return NULL;
     }
     Py_INCREF(template); /* (held: code run while nodes are made may clear the table) */
@@ -1178,6 +1326,8 @@ record_matmul(PyObject *x1, PyObject *x2)
         Py_DECREF(slots);
     }
     Py_DECREF(template);
+    Py_DECREF(left);
+    Py_DECREF(right);
     return result;
 }
 
@@ -1507,25 +1657,24 @@ host_buffers(PyObject *module, PyObject *args)
 }
 
 /* configure_views(chains, ViewOf, leaf_for, and the slots ViewOf.base, .read, .write, .layout,
-   .refusal, .strided, BasicKey.read, .write, .layout) */
+   .refusal, .strided) */
 static PyObject *
 configure_views(PyObject *module, PyObject *args)
 {
-    PyObject *chains, *view_of, *leaf_for, *descriptors[9];
-    if (!PyArg_ParseTuple(args, "O!O!OOOOOOOOOO:configure_views", &PyDict_Type, &chains, &PyType_Type, &view_of,
+    PyObject *chains, *view_of, *leaf_for, *descriptors[6];
+    if (!PyArg_ParseTuple(args, "O!O!OOOOOOO:configure_views", &PyDict_Type, &chains, &PyType_Type, &view_of,
                           &leaf_for, &descriptors[0], &descriptors[1], &descriptors[2], &descriptors[3],
-                          &descriptors[4], &descriptors[5], &descriptors[6], &descriptors[7], &descriptors[8])) {
+                          &descriptors[4], &descriptors[5])) {
         return NULL;
     }
     if (recording.configured == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "configure_views: configure_recording() first");
         return NULL;
     }
-    static const char *const what[9] = {"ViewOf.base", "ViewOf.read", "ViewOf.write", "ViewOf.layout",
-                                        "ViewOf.refusal", "ViewOf.strided", "BasicKey.read", "BasicKey.write",
-                                        "BasicKey.layout"};
-    Py_ssize_t offsets[9];
-    for (int i = 0; i < 9; i++) {
+    static const char *const what[6] = {"ViewOf.base", "ViewOf.read", "ViewOf.write", "ViewOf.layout",
+                                        "ViewOf.refusal", "ViewOf.strided"};
+    Py_ssize_t offsets[6];
+    for (int i = 0; i < 6; i++) {
         if (slot_offset(descriptors[i], what[i], &offsets[i]) < 0) {
             return NULL;
         }
@@ -1548,9 +1697,6 @@ configure_views(PyObject *module, PyObject *args)
     views.layout = offsets[3];
     views.refusal = offsets[4];
     views.strided = offsets[5];
-    views.key_read = offsets[6];
-    views.key_write = offsets[7];
-    views.key_layout = offsets[8];
     Py_RETURN_NONE;
 }
 
@@ -1568,7 +1714,7 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("configure_templates(matmul_table, Template, Template.fixed, Template.steps, Template.outputs)")},
     {"configure_views", configure_views, METH_VARARGS,
      PyDoc_STR("configure_views(view_chains, ViewOf, leaf_for, ViewOf.base, ViewOf.read, ViewOf.write, "
-               "ViewOf.layout, ViewOf.refusal, ViewOf.strided, BasicKey.read, BasicKey.write, BasicKey.layout)")},
+               "ViewOf.layout, ViewOf.refusal, ViewOf.strided)")},
     {"record_binary", (PyCFunction)(void (*)(void))record_binary, METH_FASTCALL,
      PyDoc_STR("record_binary(name, x1, x2): direct_recording.python_record_binary")},
     {"record_unary", (PyCFunction)(void (*)(void))record_unary, METH_FASTCALL,
@@ -1594,14 +1740,15 @@ static struct PyModuleDef module_definition = {
 PyMODINIT_FUNC
 PyInit__fast_paths(void)
 {
-    if (PyType_Ready(&FastSlotType) < 0) {
+    if (PyType_Ready(&FastSlotType) < 0 || PyType_Ready(&fast_view_type) < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_definition);
     if (module == NULL) {
         return NULL;
     }
-    if (PyModule_AddObjectRef(module, "FastSlot", (PyObject *)&FastSlotType) < 0) {
+    if (PyModule_AddObjectRef(module, "FastSlot", (PyObject *)&FastSlotType) < 0
+        || PyModule_AddObjectRef(module, "FastView", (PyObject *)&fast_view_type) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -25,7 +25,7 @@ from .. import _flags
 from ..hlo import Instruction, template
 from ..hlo import instruction as instruction_module
 from . import array as array_module
-from . import direct_recording, indexing, linalg, tracing, views
+from . import direct_recording, linalg, tracing, views
 from .array import Array
 from .elements import INTEGER_SCALAR_TYPES, REAL_SCALAR_TYPES, Element
 
@@ -51,10 +51,9 @@ if ENABLED:
     instruction_module.use_fast_replay(_fast_paths.replay)
     instruction_module.use_fast_sweep(_fast_paths.sweep_intern_table)
     _fast_paths.configure_views(
-        indexing.VIEW_CHAINS, views.ViewOf, array_module.leaf_for, views.ViewOf.base, views.ViewOf.read,
-        views.ViewOf.write, views.ViewOf.layout, views.ViewOf.refusal, views.ViewOf.strided, indexing.BasicKey.read,
-        indexing.BasicKey.write, indexing.BasicKey.layout)
-    indexing.note_view_chains()
+        views.VIEW_CHAINS, views.ViewOf, array_module.leaf_for, views.ViewOf.base, views.ViewOf.read,
+        views.ViewOf.write, views.ViewOf.layout, views.ViewOf.refusal, views.ViewOf.strided)
+    views.note_view_chains()
     _fast_paths.configure_templates(linalg.MATMUL_TEMPLATES.table, template.Template, template.Template.fixed,
                                     template.Template.steps, template.Template.outputs)
 
@@ -76,11 +75,12 @@ def operator(kind: str, method, name: str):
 
 
 def install() -> None:
-    """`Array.__getitem__`, `__matmul__` and the Element conversions through their FastSlots
+    """`Array.__getitem__`, `__matmul__`, `.T` and the Element conversions through their C slots
     (methods.py binds the rest of Array's methods, then this)."""
     Array.__getitem__ = accelerated("getitem", Array.__dict__["__getitem__"])
-    if ENABLED:  # `x1 @ x2` replayed from linalg's templates in C
+    if ENABLED:  # `x1 @ x2` replayed from linalg's templates, `.T` made from its noted chain, in C
         Array.__matmul__ = _fast_paths.FastSlot("matmul", Array.__dict__["__matmul__"])
+        Array.T = _fast_paths.FastView("T", Array.__dict__["T"].fget)
     for kind in ("float", "int", "bool", "index"):
         name = f"__{kind}__"
         setattr(Element, name, accelerated(kind, Element.__dict__[name]))

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, Maker, bind, chain_templates, constant, fresh_parameter, make
+from ..hlo import Instruction, Maker, bind, constant, make
 from ..hlo.template import Templates
 from .array import Array, leaf_for
 from .core import as_array, broadcast_to, contains_lazy, convert, wrap
@@ -34,7 +34,7 @@ from .indexing_key import (
     parse_key,
 )
 from .indexing_take import compress, ix_, put_along_axis, static_integer_indices, take, take_along_axis
-from .views import make_view
+from .views import NOTING_VIEW_CHAINS, make_view, note_view_chain
 
 # getitem/setitem are the Array dunders (bound in methods.py), not namespace functions.
 __all__ = ["compress", "ix_", "put_along_axis", "take", "take_along_axis"]
@@ -70,7 +70,7 @@ def getitem(array, key) -> Array:
             if type(array) is Array:
                 recipe = _plain_tuple_key(array._node.shape, key)  # hot: `u[1:-1, 1:-1]` of a lazy array
                 if recipe is not None and recipe.is_view:
-                    if _NOTING_VIEW_CHAINS[0]:
+                    if NOTING_VIEW_CHAINS[0]:
                         _note_view_chain(array._node, key, recipe)
                     return make_view(array, recipe.read, recipe.write, layout=recipe.layout)
         elif type(buffer) is _NDARRAY:
@@ -81,7 +81,7 @@ def getitem(array, key) -> Array:
             elif type(array) is Array:
                 recipe = _plain_tuple_key(array._node.shape, key)  # hot: `u[:-2, 1:-1]` of an evaluated u
                 if recipe is not None and recipe.is_view:
-                    if _NOTING_VIEW_CHAINS[0]:
+                    if NOTING_VIEW_CHAINS[0]:
                         _note_view_chain(array._node, key, recipe)
                     return _view_of_evaluated(array, buffer[key], recipe)
     if isinstance(array, Array) and (type(key) is int or _is_plain_basic(key)):
@@ -288,33 +288,9 @@ def _key_parts(key: tuple) -> tuple | None:
     return tuple(parts)
 
 
-# (shape, dtype, key parts) -> (BasicKey, the templates of the nodes its read makes) of a plain
-# view key without integers (`u[1:-1, :-2]`, `x[::-1, None]`) on arrays of that shape and dtype,
-# or None for a key whose read is not such a chain. Noted by the Python path once per key, shape
-# and dtype where the C extension reads it (`note_view_chains`): its getitem then makes the view,
-# a slice of an evaluated or pending array, without a Python call (frontend/_fast_paths.c).
-VIEW_CHAINS: dict[tuple, tuple | None] = {}
-_VIEW_CHAINS_LIMIT = 4096
-_NOTING_VIEW_CHAINS = [False]
-
-
-def note_view_chains() -> None:
-    """Have the Python path note VIEW_CHAINS (fast_paths.py, where the C extension reads them)."""
-    _NOTING_VIEW_CHAINS[0] = True
-
-
 def _note_view_chain(node: Instruction, key: tuple, recipe: BasicKey) -> None:
-    """Enter `recipe`'s read of arrays shaped like `node` as a chain of node templates."""
-    memo = (node.shape, node.dtype, _key_parts(key))
-    if memo in VIEW_CHAINS:
-        return
-    chain = None
-    if recipe.picked is None:
-        sample = fresh_parameter(node.shape, node.dtype)  # (a leaf of its own: the chain's nodes die with it)
-        chain = chain_templates(recipe.read(sample), sample)
-    if len(VIEW_CHAINS) >= _VIEW_CHAINS_LIMIT:
-        VIEW_CHAINS.clear()
-    VIEW_CHAINS[memo] = None if chain is None else (recipe, chain)
+    """Note `recipe`'s view of arrays shaped like `node` for the C getitem (views.VIEW_CHAINS)."""
+    note_view_chain((node.shape, node.dtype, _key_parts(key)), node, recipe.read, recipe.write, recipe.layout)
 
 
 def _hashable(item):

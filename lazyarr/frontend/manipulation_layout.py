@@ -29,7 +29,16 @@ from .manipulation_nodes import (
     resolve_shape,
     transpose_node,
 )
-from .views import is_owner, make_view, numpy_reshape, read_only, strided, undecided
+from .views import (
+    NOTING_VIEW_CHAINS,
+    is_owner,
+    make_view,
+    note_view_chain,
+    numpy_reshape,
+    read_only,
+    strided,
+    undecided,
+)
 
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
@@ -176,7 +185,11 @@ def transpose(a, axes=None) -> Array:
     """
     array = as_array(a, where="transpose")
     if axes is None:
-        return _transposed_view(array, range(array.ndim - 1, -1, -1))
+        view = _transposed_view(array, range(array.ndim - 1, -1, -1))
+        if NOTING_VIEW_CHAINS[0] and type(array) is Array:  # for `.T` in C (views.VIEW_CHAINS)
+            link = view._base
+            note_view_chain((array.shape, array.dtype, "T"), array._node, link.read, link.write, link.layout)
+        return view
     items = as_items(axes)
     if len(items) != array.ndim:
         raise ValueError(

@@ -32,7 +32,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..hlo import Instruction, set_holder
+from ..hlo import Instruction, chain_templates, fresh_parameter, set_holder
 from .array import Array, deferred_cuts, holders_with, track_pending
 
 Read = Callable[[Instruction], Instruction]
@@ -60,6 +60,41 @@ class ViewOf:
                  refusal: str | None = None):
         self.base, self.read, self.write = base, read, write
         self.layout, self.refusal, self.strided = layout, refusal, None
+
+
+# (shape, dtype, what) -> (read, write, layout, chain) of a view made the same way of every array of
+# that shape and dtype (`what`: a plain view key's parts, indexing._key_parts; "T" for `.T`), its
+# read being a chain of single-operand nodes (hlo.chain_templates); None where it is not. Noted by
+# the Python paths once per view kind, shape and dtype where the C extension reads it
+# (`note_view_chains`): its `__getitem__` and `.T` then make such views without a Python call
+# (frontend/_fast_paths.c), the same nodes, ViewOf and weak reference as make_view's.
+VIEW_CHAINS: dict[tuple, tuple | None] = {}
+_VIEW_CHAINS_LIMIT = 4096
+_SEEN_ONCE: set[tuple] = set()  # view kinds asked for once, not noted yet
+NOTING_VIEW_CHAINS = [False]
+
+
+def note_view_chains() -> None:
+    """Have the Python paths note VIEW_CHAINS (fast_paths.py, where the C extension reads them)."""
+    NOTING_VIEW_CHAINS[0] = True
+
+
+def note_view_chain(memo: tuple, node: Instruction, read: Read, write: Write | None, layout: Layout | None) -> None:
+    """Enter under `memo` how `read` makes the view of arrays shaped like `node` (see VIEW_CHAINS),
+    the second time it is asked: a key seen once (a sliding window `x[i:i + 3]`) costs no chain."""
+    if memo in VIEW_CHAINS:
+        return
+    if memo not in _SEEN_ONCE:
+        if len(_SEEN_ONCE) >= _VIEW_CHAINS_LIMIT:
+            _SEEN_ONCE.clear()
+        _SEEN_ONCE.add(memo)
+        return
+    _SEEN_ONCE.discard(memo)
+    sample = fresh_parameter(node.shape, node.dtype)  # (a leaf of its own: the chain's nodes die with it)
+    chain = chain_templates(read(sample), sample)
+    if len(VIEW_CHAINS) >= _VIEW_CHAINS_LIMIT:
+        VIEW_CHAINS.clear()
+    VIEW_CHAINS[memo] = None if chain is None else (read, write, layout, chain)
 
 
 def make_view(base: Array, read: Read, write: Write | None, node: Instruction | None = None, *,
