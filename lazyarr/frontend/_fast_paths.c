@@ -1265,6 +1265,56 @@ static PyTypeObject fast_view_type = {
 
 /* -- templates: linalg.matmul's plain `x1 @ x2` ------------------------------------------------- */
 
+/* A new Array of `template`'s (an hlo.template.Template) first output replayed on `operands` (held
+   by the caller), as Template.__call__ and Array() make it; NULL with an error on failure. */
+static PyObject *
+replay_first(PyObject *template, PyObject *const *operands, Py_ssize_t count)
+{
+    PyObject *fixed = SLOT(template, templates.fixed), *steps = SLOT(template, templates.steps);
+    PyObject *outputs = SLOT(template, templates.outputs);
+    if (fixed == NULL || steps == NULL || outputs == NULL || !PyTuple_Check(fixed) || !PyTuple_Check(outputs)
+        || PyTuple_GET_SIZE(outputs) < 1) {
+        PyErr_SetString(PyExc_SystemError, "replay: a template must hold (fixed, steps, outputs) tuples");
+        return NULL;
+    }
+    PyObject *slots = PyList_New(count + PyTuple_GET_SIZE(fixed));
+    if (slots == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyList_SET_ITEM(slots, i, Py_NewRef(operands[i]));
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fixed); i++) {
+        PyList_SET_ITEM(slots, count + i, Py_NewRef(PyTuple_GET_ITEM(fixed, i)));
+    }
+    PyObject *arguments[2] = {steps, slots}, *result = NULL;
+    PyObject *filled = replay(NULL, arguments, 2);
+    if (filled != NULL) {
+        Py_ssize_t position = PyLong_AsSsize_t(PyTuple_GET_ITEM(outputs, 0));
+        if (position >= 0 && position < PyList_GET_SIZE(filled)) {
+            result = new_array(Py_NewRef(PyList_GET_ITEM(filled, position)));
+        }
+        else if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_SystemError, "replay: a template's output slot out of range");
+        }
+        Py_DECREF(filled);
+    }
+    Py_DECREF(slots);
+    return result;
+}
+
+/* reduction_support's `Array(template(node))`: replayed_array(template, node). */
+static PyObject *
+replayed_array(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || templates.configured == NULL || Py_TYPE(args[0]) != templates.template_type
+        || Py_TYPE(args[1]) != instruction_type) {
+        PyErr_SetString(PyExc_TypeError, "replayed_array(template: Template, node: Instruction) after configure_templates");
+        return NULL;
+    }
+    return replay_first(args[0], &args[1], 1);
+}
+
 /* `x1 @ x2` of two arrays (exactly the class) whose shapes and dtypes have a recorded template
    in linalg.MATMUL_TEMPLATES, replayed on their nodes as Templates.build does (hlo.template); NULL
    without an error where the Python path decides. */
@@ -1293,38 +1343,9 @@ record_matmul(PyObject *x1, PyObject *x2)
         Py_DECREF(right);
         return NULL;
     }
-    PyObject *fixed = SLOT(template, templates.fixed), *steps = SLOT(template, templates.steps);
-    PyObject *outputs = SLOT(template, templates.outputs);
-    if (fixed == NULL || steps == NULL || outputs == NULL || !PyTuple_Check(fixed) || !PyTuple_Check(outputs)
-        || PyTuple_GET_SIZE(outputs) < 1) {
-        PyErr_SetString(PyExc_SystemError, "matmul: a template must hold (fixed, steps, outputs) tuples");
-        Py_DECREF(left);
-        Py_DECREF(right);
-        return NULL;
-    }
     Py_INCREF(template); /* (held: code run while nodes are made may clear the table) */
-    PyObject *slots = PyList_New(2 + PyTuple_GET_SIZE(fixed));
-    PyObject *result = NULL;
-    if (slots != NULL) {
-        PyList_SET_ITEM(slots, 0, Py_NewRef(left));
-        PyList_SET_ITEM(slots, 1, Py_NewRef(right));
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fixed); i++) {
-            PyList_SET_ITEM(slots, 2 + i, Py_NewRef(PyTuple_GET_ITEM(fixed, i)));
-        }
-        PyObject *arguments[2] = {steps, slots};
-        PyObject *filled = replay(NULL, arguments, 2);
-        if (filled != NULL) {
-            Py_ssize_t position = PyLong_AsSsize_t(PyTuple_GET_ITEM(outputs, 0));
-            if (position >= 0 && position < PyList_GET_SIZE(filled)) {
-                result = new_array(Py_NewRef(PyList_GET_ITEM(filled, position)));
-            }
-            else if (!PyErr_Occurred()) {
-                PyErr_SetString(PyExc_SystemError, "matmul: a template's output slot out of range");
-            }
-            Py_DECREF(filled);
-        }
-        Py_DECREF(slots);
-    }
+    PyObject *operands[2] = {left, right};
+    PyObject *result = replay_first(template, operands, 2);
     Py_DECREF(template);
     Py_DECREF(left);
     Py_DECREF(right);
@@ -1710,6 +1731,8 @@ static PyMethodDef module_methods[] = {
                "scalar_operand, holders_with, track_pending, flags_module, tracing_state, template_state, pending_state, "
                "and the Instruction slots op, operands, "
                "attrs, _attr_map, _local, _identity, depth, constant_only, _holder)")},
+    {"replayed_array", (PyCFunction)(void (*)(void))replayed_array, METH_FASTCALL,
+     PyDoc_STR("replayed_array(template, node): Array(template(node)) (reduction_support.templated)")},
     {"configure_templates", configure_templates, METH_VARARGS,
      PyDoc_STR("configure_templates(matmul_table, Template, Template.fixed, Template.steps, Template.outputs)")},
     {"configure_views", configure_views, METH_VARARGS,

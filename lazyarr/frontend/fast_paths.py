@@ -25,7 +25,7 @@ from .. import _flags
 from ..hlo import Instruction, template
 from ..hlo import instruction as instruction_module
 from . import array as array_module
-from . import direct_recording, linalg, tracing, views
+from . import direct_recording, linalg, reduction_support, tracing, views
 from .array import Array
 from .elements import INTEGER_SCALAR_TYPES, REAL_SCALAR_TYPES, Element
 
@@ -56,6 +56,7 @@ if ENABLED:
     views.note_view_chains()
     _fast_paths.configure_templates(linalg.MATMUL_TEMPLATES.table, template.Template, template.Template.fixed,
                                     template.Template.steps, template.Template.outputs)
+    reduction_support.use_fast_replayed_array(_fast_paths.replayed_array)
 
 
 def accelerated(kind: str, function):

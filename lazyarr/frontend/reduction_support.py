@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from ..hlo import Instruction, Maker, make
-from ..hlo.template import Templates
+from ..hlo.template import Template, Templates
 from .array import Array
 from .core import scalar_constant
 from .node_layout import reshape
@@ -43,7 +43,25 @@ def templated(name: str, a, axis, keepdims, build: Callable[[Array], Array], *, 
     if not (axis is None or type(axis) is int or type(axis) is tuple and _all_int(axis)):
         return build(a)
     key = (name, a._node.shape, a._node.dtype, axis, keepdims)
+    template = _TEMPLATE_TABLE.get(key)
+    if type(template) is Template:  # hot: a loop's `x.sum(axis=-1)`, the same key every step
+        return _replayed_array(template, a._node)
     return Array(_TEMPLATES.build(key, lambda node: build(Array(node))._node, a._node))
+
+
+def python_replayed_array(template: Template, node) -> Array:
+    """`template`'s first output made on `node`, as an Array (the C extension's twin: fast_paths.py)."""
+    return Array(template(node))
+
+
+_TEMPLATE_TABLE = _TEMPLATES.table
+_replayed_array = python_replayed_array
+
+
+def use_fast_replayed_array(function) -> None:
+    """Make templated()'s replayed arrays with `function(template, node)` (fast_paths.py)."""
+    global _replayed_array
+    _replayed_array = function
 
 
 def _all_int(items: tuple) -> bool:

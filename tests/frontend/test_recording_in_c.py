@@ -239,6 +239,11 @@ def test_c_replay_makes_the_python_replays_nodes(name, dtype, shape, seed):
     with np.errstate(all="ignore"):
         want = np.asarray(name_function(la.asarray(value + 1)))
     np.testing.assert_array_equal(np.asarray(result), want)
+    from lazyarr.frontend import _fast_paths, reduction_support
+
+    replayed = _fast_paths.replayed_array(template, fresh)  # templated()'s Array of the first output, in C
+    assert type(replayed) is la.Array and replayed._node is made[template.outputs[0]]
+    assert reduction_support.python_replayed_array(template, fresh)._node is replayed._node
 
 
 def test_c_replay_refuses_malformed_steps_without_crashing():
