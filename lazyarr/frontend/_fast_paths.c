@@ -1226,6 +1226,10 @@ fast_view_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (!PyArg_ParseTuple(args, "UO:FastView", &what, &fallback)) {
         return NULL;
     }
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "FastView(what, fallback): fallback must be callable");
+        return NULL;
+    }
     FastView *self = (FastView *)type->tp_alloc(type, 0);
     if (self != NULL) {
         self->what = Py_NewRef(what);
@@ -1250,6 +1254,26 @@ fast_view_traverse(PyObject *self, visitproc visit, void *arg)
     return 0;
 }
 
+/* What the Python property answered: its getter (`fget`, `__wrapped__`) and its docstring. */
+static PyObject *
+fast_view_fallback(PyObject *self, void *closure)
+{
+    return Py_NewRef(((FastView *)self)->fallback);
+}
+
+static PyObject *
+fast_view_doc(PyObject *self, void *closure)
+{
+    return PyObject_GetAttrString(((FastView *)self)->fallback, "__doc__");
+}
+
+static PyGetSetDef fast_view_getset[] = {
+    {"fget", fast_view_fallback, NULL, PyDoc_STR("the Python getter (the property's fget)"), NULL},
+    {"__wrapped__", fast_view_fallback, NULL, NULL, NULL},
+    {"__doc__", fast_view_doc, NULL, NULL, NULL},
+    {NULL},
+};
+
 static PyTypeObject fast_view_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "lazyarr.frontend._fast_paths.FastView",
@@ -1261,6 +1285,7 @@ static PyTypeObject fast_view_type = {
     .tp_traverse = fast_view_traverse,
     .tp_descr_get = fast_view_get,
     .tp_descr_set = fast_view_set,
+    .tp_getset = fast_view_getset,
 };
 
 /* -- templates: linalg.matmul's plain `x1 @ x2` ------------------------------------------------- */
@@ -1277,9 +1302,13 @@ replay_first(PyObject *template, PyObject *const *operands, Py_ssize_t count)
         PyErr_SetString(PyExc_SystemError, "replay: a template must hold (fixed, steps, outputs) tuples");
         return NULL;
     }
-    PyObject *slots = PyList_New(count + PyTuple_GET_SIZE(fixed));
+    /* Held for the call (code run by a collection meanwhile could rebind a template's fields). */
+    Py_INCREF(fixed);
+    Py_INCREF(steps);
+    Py_INCREF(outputs);
+    PyObject *slots = PyList_New(count + PyTuple_GET_SIZE(fixed)), *result = NULL;
     if (slots == NULL) {
-        return NULL;
+        goto done;
     }
     for (Py_ssize_t i = 0; i < count; i++) {
         PyList_SET_ITEM(slots, i, Py_NewRef(operands[i]));
@@ -1287,7 +1316,7 @@ replay_first(PyObject *template, PyObject *const *operands, Py_ssize_t count)
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fixed); i++) {
         PyList_SET_ITEM(slots, count + i, Py_NewRef(PyTuple_GET_ITEM(fixed, i)));
     }
-    PyObject *arguments[2] = {steps, slots}, *result = NULL;
+    PyObject *arguments[2] = {steps, slots};
     PyObject *filled = replay(NULL, arguments, 2);
     if (filled != NULL) {
         Py_ssize_t position = PyLong_AsSsize_t(PyTuple_GET_ITEM(outputs, 0));
@@ -1300,6 +1329,10 @@ replay_first(PyObject *template, PyObject *const *operands, Py_ssize_t count)
         Py_DECREF(filled);
     }
     Py_DECREF(slots);
+done:
+    Py_DECREF(fixed);
+    Py_DECREF(steps);
+    Py_DECREF(outputs);
     return result;
 }
 
@@ -1470,7 +1503,7 @@ fast_slot_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     if (kind == KIND_COUNT) {
         PyErr_Format(PyExc_ValueError, "FastSlot: unknown kind %s (getitem, float, int, bool, index, binary, "
-                     "reflected or unary)", kind_name);
+                     "reflected, unary or matmul)", kind_name);
         return NULL;
     }
     if ((kind == BINARY || kind == REFLECTED || kind == UNARY) != PyUnicode_CheckExact(name)) {

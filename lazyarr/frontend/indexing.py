@@ -280,7 +280,7 @@ def _key_parts(key: tuple) -> tuple | None:
     for item in key:
         kind = type(item)
         if kind is slice:
-            parts.append((slice, item.start, item.stop, item.step))
+            parts.append(_slice_part(item))
         elif kind is int or item is None or item is Ellipsis:
             parts.append(item)
         else:
@@ -296,7 +296,17 @@ def _note_view_chain(node: Instruction, key: tuple, recipe: BasicKey) -> None:
 def _hashable(item):
     """A key item as a dict key (slices are unhashable before Python 3.12); `slice` tags
     slices apart from tuples of ints."""
-    return (slice, item.start, item.stop, item.step) if type(item) is slice else item
+    return _slice_part(item) if type(item) is slice else item
+
+
+def _slice_part(item: slice) -> tuple:
+    """A slice as a dict key: (slice, start, stop, step), with the bounds' types where one is
+    not an int or None (1.0 equals 1 as a key, but NumPy refuses it as a bound)."""
+    start, stop, step = item.start, item.stop, item.step
+    for bound in (start, stop, step):
+        if bound is not None and type(bound) is not int:
+            return (slice, start, stop, step, type(start), type(stop), type(step))
+    return (slice, start, stop, step)
 
 
 def _view_of_evaluated(array: Array, value: np.ndarray, recipe: BasicKey) -> Array:

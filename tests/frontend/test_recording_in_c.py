@@ -560,6 +560,9 @@ def test_the_c_transpose_attribute_is_read_only_and_found_on_the_class():
     with pytest.raises(AttributeError):
         x.T = x
     assert type(la.Array.__dict__["T"]).__name__ == "FastView" and la.Array.T is la.Array.__dict__["T"]
+    from lazyarr.frontend.manipulation_layout import transpose
+
+    assert la.Array.T.fget is transpose and la.Array.T.__doc__ == transpose.__doc__  # (help(), inspect)
 
 
 _FINALIZER_REBINDS = """
@@ -613,3 +616,10 @@ def test_c_views_leave_other_slice_bounds_to_the_python_path():
         np.testing.assert_array_equal(np.asarray(x[bound:]), expected)
     with pytest.raises(TypeError):
         x[1.0:]
+    from lazyarr.frontend import indexing
+
+    for pending in (True, False):  # the Python path's memo took 1.0 for the equal int key 1
+        y = la.asarray(np.arange(7.0)) + 0 if pending else la.asarray(np.arange(7.0))
+        indexing.getitem(y, slice(1, None))
+        with pytest.raises(TypeError):
+            indexing.getitem(y, slice(1.0, None))
