@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import _flags, _profiler, dtypes
 from ..compile import backend_for, build_module, cache_info, compile_module, fastest_run
-from ..hlo import Computation, Module, constant, remake, replace_all
+from ..hlo import Computation, Module, constant, fresh_parameter, remake, replace_all
 from ..hlo.text import print_module
 from ..introspection import explanation_for
 from . import fast_paths, pytree, tracing
@@ -83,11 +83,24 @@ def jit(fun=None, /, *, static_argnums=(), static_argnames=()):
 class _Entry:
     """One compiled signature: the executable, the buffers it captured, the results' structure."""
 
-    __slots__ = ("executable", "captured", "out_tree", "_call")
+    __slots__ = ("executable", "captured", "out_tree", "_call", "run_arrays")
 
     def __init__(self, executable, captured: list, out_tree):
         self.executable, self.captured, self.out_tree = executable, captured, out_tree
         self._call = fastest_run(executable)  # (W5's whole call is ~5 us: the fewest layers)
+        # `run(buffers, ())`, for calls of lazyarr arrays only (JittedFunction._last): one result
+        # and nothing captured take the shortest path.
+        self.run_arrays = self._run_one if out_tree is pytree.LEAF and not captured else self._run_no_user_arrays
+
+    def _run_one(self, buffers: list):
+        result = self._call(buffers)[0]
+        if type(result) is _NDARRAY:
+            result.setflags(write=False)  # (leaf_for, inline)
+            return Array(fresh_parameter(result.shape, result.dtype, result))
+        return self.run(buffers, ())
+
+    def _run_no_user_arrays(self, buffers: list):
+        return self.run(buffers, ())
 
     def run(self, buffers: list, user_arrays: list):
         if self.captured:
@@ -209,7 +222,7 @@ class JittedFunction:
             buffers = _host_buffers(args, last[1])
             if buffers is not None:
                 self._hits += 1
-                return last[2].run(buffers, ())
+                return last[2].run_arrays(buffers)
         key, buffers, user_arrays, tree = call_signature(self._statics, args, kwargs)
         try:
             entry = self._cache.get(key)
