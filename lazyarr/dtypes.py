@@ -165,8 +165,8 @@ def check_weak_scalar_fits(value, dtype: np.dtype, *, where: str) -> None:
     """NumPy 2 refuses a Python int that does not fit the integer dtype it is combined with."""
     if isinstance(value, bool) or not isinstance(value, int) or not is_integer(dtype):
         return
-    info = np.iinfo(dtype)
-    if not info.min <= value <= info.max:
+    low, high = integer_range(dtype)
+    if not low <= value <= high:
         raise OverflowError(f"{where}: Python integer {value} out of bounds for {dtype}")
 
 

@@ -267,12 +267,7 @@ class CpuExecutable:
     def run(self, arguments: Sequence[np.ndarray], sizes: Sequence[int] = ()) -> list[np.ndarray]:
         """Run on `arguments` (one buffer per parameter); `sizes` are the real values of the
         module's placeholder sizes, if it has any (see lazyarr/symbolic_sizes.py)."""
-        slots = self.blank_slots.copy()  # (a list: native dispatch reads it, llvm/dispatch.py)
-        for slot, argument in zip(self.parameter_slots, arguments):
-            if type(argument) is not _NDARRAY or not argument.flags.c_contiguous:  # (the usual case: as is)
-                # np.asarray, not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
-                argument = np.asarray(argument, order="C")
-            slots[slot] = argument
+        slots = self._placed(arguments)
         if _profiler._ACTIVE is None:  # one native call per run of kernels
             for step in self.dispatched:
                 if type(step) is NativeRun:
@@ -291,6 +286,17 @@ class CpuExecutable:
                     _run_kernel(step, slots, sizes)
         return [slots[slot] for slot in self.output_slots]
 
+    def _placed(self, arguments: Sequence[np.ndarray]) -> list:
+        """A run's slots: the constants, and each argument in its parameter's slot as a
+        C-contiguous array (a list: native dispatch reads it, llvm/dispatch.py)."""
+        slots = self.blank_slots.copy()
+        for slot, argument in zip(self.parameter_slots, arguments):
+            if type(argument) is not _NDARRAY or not argument.flags.c_contiguous:  # (the usual case: as is)
+                # np.asarray, not np.ascontiguousarray: the latter turns 0-d arrays into shape (1,).
+                argument = np.asarray(argument, order="C")
+            slots[slot] = argument
+        return slots
+
     def direct_call(self, sizes: tuple[int, ...] = ()):
         """`lambda arguments: self.run(arguments, sizes)` with the fewest Python steps, for an
         executable that is one native run keeping no buffers between calls (W5, most jitted
@@ -305,17 +311,12 @@ class CpuExecutable:
         else:
             address, outputs, keep = run.address, run.outputs, run.program
         allocations = [(slot, output_allocator(shape, dtype), shape, dtype) for slot, shape, dtype in outputs]
-        blank, parameter_slots, output_slots = self.blank_slots, self.parameter_slots, self.output_slots
-        dispatch_run = run.dispatch
+        placed, output_slots, dispatch_run = self._placed, self.output_slots, run.dispatch
 
         def call(arguments):
             if _profiler._ACTIVE is not None:
                 return self.run(arguments, sizes)
-            slots = blank.copy()
-            for slot, argument in zip(parameter_slots, arguments):
-                if type(argument) is not _NDARRAY or not argument.flags.c_contiguous:
-                    argument = np.asarray(argument, order="C")
-                slots[slot] = argument
+            slots = placed(arguments)
             for slot, allocate, shape, dtype in allocations:
                 slots[slot] = allocate(shape, dtype)
             dispatch_run(address, id(slots))

@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import _flags, _profiler, dtypes
 from ..compile import backend_for, build_module, cache_info, compile_module, fastest_run
-from ..hlo import Computation, Module, constant, fresh_parameter, remake, replace_all
+from ..hlo import Computation, Module, constant, remake, replace_all
 from ..hlo.text import print_module
 from ..introspection import explanation_for
 from . import fast_paths, pytree, tracing
@@ -95,8 +95,7 @@ class _Entry:
     def _run_one(self, buffers: list):
         result = self._call(buffers)[0]
         if type(result) is _NDARRAY:
-            result.setflags(write=False)  # (leaf_for, inline)
-            return Array(fresh_parameter(result.shape, result.dtype, result))
+            return Array(leaf_for(result))
         return self.run(buffers, ())
 
     def _run_no_user_arrays(self, buffers: list):
