@@ -7,7 +7,14 @@ test each iteration, a loop's cut). `walk` is the same loop: the same post order
 operand first), the same leaves, the same signature tuples. What is not plain graph structure
 stays in Python: `decide(node, buffer)` says whether a bound node with operands is a leaf (a
 strided view is recomputed instead) and which constants become runtime parameters, and a
-`bound` other than the nodes' own `_bound` field is called as given.
+`bound` other than the nodes' own `_bound` field is called as given. Two decisions are taken
+here without that call, as decide takes them: a constant's that decide remembered on the node
+(its `_lifted` field: interned constants recur in every iteration of a loop), and, under the
+nodes' own `_bound`, a bound NumPy view's (a C-contiguous one is a leaf; a strided one of
+bound operands is recomputed; `_recomputed_view`).
+
+The walk also lists the interior nodes some array may still hold (`_holder` a tuple, or a
+weak reference to a live array): the only candidates compile._kept_positions looks at.
 
 `configure(...)` hands over the Instruction class, its slot descriptors and the constant and
 parameter ops; compile.py chooses this walk or its Python twin (when the extension is not built).
@@ -16,7 +23,9 @@ parameter ops; compile.py chooses this walk or its Python twin (when the extensi
 
 static PyTypeObject *instruction_type;
 static Py_ssize_t operands_offset, identity_offset, bound_offset, op_offset, shape_offset, dtype_offset;
+static Py_ssize_t holder_offset, lifted_offset;
 static PyObject *constant_op, *parameter_op;
+static PyTypeObject *ndarray_type;
 static PyObject *configured; /* configure's arguments: keeps what the pointers above borrow alive */
 
 
@@ -111,9 +120,44 @@ interior_entry(PyObject *node, PyObject *positions)
     return entry;
 }
 
+/* Whether a NumPy array is C-contiguous (its `flags.c_contiguous`: dimensions of one element
+   and empty arrays do not count), through the buffer protocol; -1 where it exports none. */
+static int
+c_contiguous(PyObject *array)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(array, &view, PyBUF_STRIDES) < 0) {
+        PyErr_Clear(); /* (a dtype NumPy exports no buffer for: decide's answer instead) */
+        return -1;
+    }
+    int contiguous = PyBuffer_IsContiguous(&view, 'C');
+    PyBuffer_Release(&view);
+    return contiguous;
+}
+
+/* compile._recomputed_view under the nodes' own `_bound`: 1 (recompute), 0 (read), -1 (ask decide). */
+static int
+recomputed_view(PyObject *buffer, PyObject *operands)
+{
+    if (Py_TYPE(buffer) != ndarray_type) {
+        return 0;
+    }
+    int contiguous = c_contiguous(buffer);
+    if (contiguous != 0) {
+        return contiguous < 0 ? -1 : 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(operands); i++) {
+        PyObject *operand = PyTuple_GET_ITEM(operands, i), *bound;
+        if (Py_TYPE(operand) != instruction_type || (bound = SLOT(operand, bound_offset)) == NULL || bound == Py_None) {
+            return Py_TYPE(operand) == instruction_type ? 0 : -1;
+        }
+    }
+    return 1;
+}
+
 /* The buffer that makes `node` a leaf (a new reference; None: walk its operands), or NULL. */
 static PyObject *
-leaf_buffer(PyObject *node, PyObject *bound, PyObject *decide, int lift_scalars, Py_ssize_t operand_count)
+leaf_buffer(PyObject *node, PyObject *bound, PyObject *decide, int lift_scalars, PyObject *operands)
 {
     PyObject *buffer;
     if (bound == Py_None) {
@@ -127,16 +171,64 @@ leaf_buffer(PyObject *node, PyObject *bound, PyObject *decide, int lift_scalars,
         }
     }
     if (buffer != Py_None) {
-        if (operand_count == 0) {
+        if (PyTuple_GET_SIZE(operands) == 0) {
             return buffer;
+        }
+        if (bound == Py_None) {
+            int recompute = recomputed_view(buffer, operands);
+            if (recompute >= 0) {
+                if (recompute) {
+                    Py_SETREF(buffer, Py_NewRef(Py_None));
+                }
+                return buffer;
+            }
         }
     }
     else if (!lift_scalars || SLOT(node, op_offset) != constant_op) {
         return buffer;
     }
+    else {
+        PyObject *lifted = SLOT(node, lifted_offset); /* decide's answer, remembered (compile._leaf_decision) */
+        if (lifted != NULL) {
+            Py_DECREF(buffer);
+            return Py_NewRef(lifted == Py_False ? Py_None : lifted);
+        }
+    }
     PyObject *decided = PyObject_CallFunctionObjArgs(decide, node, buffer, NULL);
     Py_DECREF(buffer);
     return decided;
+}
+
+/* Whether an interior node may be held by an array (compile._kept_positions' candidates):
+   `_holder` a tuple, or a weak reference whose array is alive; -1 on error. */
+static int
+maybe_held(PyObject *node)
+{
+    PyObject *holder = SLOT(node, holder_offset);
+    if (holder == NULL || holder == Py_None) {
+        return 0;
+    }
+    if (PyTuple_Check(holder)) {
+        return 1;
+    }
+    if (PyWeakref_CheckRef(holder)) {
+#if PY_VERSION_HEX >= 0x030D0000 /* (PyWeakref_GET_OBJECT is deprecated from 3.13) */
+        PyObject *array;
+        if (PyWeakref_GetRef(holder, &array) < 0) {
+            return -1;
+        }
+        Py_XDECREF(array);
+        return array != NULL;
+#else
+        return PyWeakref_GET_OBJECT(holder) != Py_None;
+#endif
+    }
+    PyObject *held = PyObject_CallNoArgs(holder);
+    if (held == NULL) {
+        return -1;
+    }
+    Py_DECREF(held);
+    return held != Py_None;
 }
 
 static PyObject *
@@ -156,9 +248,9 @@ walk(PyObject *module, PyObject *args)
         return NULL;
     }
     PyObject *positions = PyDict_New(), *nodes = PyList_New(0), *leaves = PyList_New(0);
-    PyObject *buffers = PyList_New(0), *signature = PyList_New(0), *result = NULL;
+    PyObject *buffers = PyList_New(0), *signature = PyList_New(0), *held = PyList_New(0), *result = NULL;
     Stack stack = {NULL, 0, 0};
-    if (positions == NULL || nodes == NULL || leaves == NULL || buffers == NULL || signature == NULL) {
+    if (positions == NULL || nodes == NULL || leaves == NULL || buffers == NULL || signature == NULL || held == NULL) {
         goto done;
     }
     Py_ssize_t root_count = PySequence_Fast_GET_SIZE(roots);
@@ -175,7 +267,13 @@ walk(PyObject *module, PyObject *args)
             Entry top = stack.entries[--stack.count];
             PyObject *node = top.node; /* owned from here */
             if (top.expanded) {
-                PyObject *entry = interior_entry(node, positions);
+                int candidate = maybe_held(node);
+                if (candidate > 0) {
+                    PyObject *index = PyLong_FromSsize_t(PyList_GET_SIZE(nodes));
+                    candidate = index == NULL || PyList_Append(held, index) < 0 ? -1 : 0;
+                    Py_XDECREF(index);
+                }
+                PyObject *entry = candidate < 0 ? NULL : interior_entry(node, positions);
                 int failed = entry == NULL || PyList_Append(signature, entry) < 0 || place(node, positions, nodes) < 0;
                 Py_XDECREF(entry);
                 Py_DECREF(node);
@@ -201,7 +299,7 @@ walk(PyObject *module, PyObject *args)
                 goto done;
             }
             Py_ssize_t operand_count = PyTuple_GET_SIZE(operands);
-            PyObject *buffer = leaf_buffer(node, bound, decide, lift_scalars, operand_count);
+            PyObject *buffer = leaf_buffer(node, bound, decide, lift_scalars, operands);
             if (buffer == NULL) {
                 Py_DECREF(node);
                 goto done;
@@ -266,7 +364,7 @@ walk(PyObject *module, PyObject *args)
         Py_DECREF(root_positions);
         goto done;
     }
-    result = PyTuple_Pack(5, nodes, leaves, buffers, signature_tuple, root_positions);
+    result = PyTuple_Pack(6, nodes, leaves, buffers, signature_tuple, root_positions, held);
     Py_DECREF(signature_tuple);
     Py_DECREF(root_positions);
 done:
@@ -277,6 +375,7 @@ done:
     Py_XDECREF(leaves);
     Py_XDECREF(buffers);
     Py_XDECREF(signature);
+    Py_XDECREF(held);
     return result;
 }
 
@@ -284,18 +383,21 @@ done:
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *instruction, *operands, *identity, *bound, *op, *shape, *dtype, *constant, *parameter;
-    if (!PyArg_ParseTuple(args, "O!OOOOOOOO:configure", &PyType_Type, &instruction, &operands, &identity, &bound,
-                          &op, &shape, &dtype, &constant, &parameter)) {
+    PyObject *instruction, *operands, *identity, *bound, *op, *shape, *dtype, *holder, *lifted, *constant, *parameter;
+    PyObject *ndarray;
+    if (!PyArg_ParseTuple(args, "O!OOOOOOOOOOO!:configure", &PyType_Type, &instruction, &operands, &identity, &bound,
+                          &op, &shape, &dtype, &holder, &lifted, &constant, &parameter, &PyType_Type, &ndarray)) {
         return NULL;
     }
-    Py_ssize_t offsets[6];
+    Py_ssize_t offsets[8];
     if (slot_offset(operands, "the operands slot", &offsets[0]) < 0
         || slot_offset(identity, "the _identity slot", &offsets[1]) < 0
         || slot_offset(bound, "the _bound slot", &offsets[2]) < 0
         || slot_offset(op, "the op slot", &offsets[3]) < 0
         || slot_offset(shape, "the shape slot", &offsets[4]) < 0
-        || slot_offset(dtype, "the dtype slot", &offsets[5]) < 0) {
+        || slot_offset(dtype, "the dtype slot", &offsets[5]) < 0
+        || slot_offset(holder, "the _holder slot", &offsets[6]) < 0
+        || slot_offset(lifted, "the _lifted slot", &offsets[7]) < 0) {
         return NULL;
     }
     Py_XSETREF(configured, Py_NewRef(args));
@@ -306,17 +408,21 @@ configure(PyObject *module, PyObject *args)
     op_offset = offsets[3];
     shape_offset = offsets[4];
     dtype_offset = offsets[5];
+    holder_offset = offsets[6];
+    lifted_offset = offsets[7];
     constant_op = constant;
     parameter_op = parameter;
+    ndarray_type = (PyTypeObject *)ndarray;
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(instruction_class, operands_slot, identity_slot, bound_slot, op_slot, shape_slot, "
-               "dtype_slot, constant_op, parameter_op)")},
+               "dtype_slot, holder_slot, lifted_slot, constant_op, parameter_op, ndarray)")},
     {"walk", walk, METH_VARARGS,
-     PyDoc_STR("walk(outputs, bound, decide, lift_scalars) -> (nodes, leaf_positions, buffers, signature, roots): "
+     PyDoc_STR("walk(outputs, bound, decide, lift_scalars) -> (nodes, leaf_positions, buffers, signature, roots, "
+               "held): "
                "compile.linearize's walk (bound None: the nodes' own _bound field)")},
     {NULL},
 };

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _flags, _profiler
 from .backends import device_of, get_backend, loaded_backends
-from .hlo import Computation, Instruction, Module, bound_buffer, make, remake
+from .hlo import Computation, Instruction, Module, bound_buffer, make, remake, set_lifted
 from .hlo import get as get_op
 from .passes.fusion_policy import FusionPolicy
 from .persistent_cache import clear_persistent_cache
@@ -44,13 +44,16 @@ class Linearized:
     order, a leaf's (shape, dtype, buffer type) or an interior node's (op, attributes, operand
     positions). Equal signatures build equal modules, so the signature (with `roots`, the
     outputs' positions) keys an executable without building or renumbering anything.
+
+    `held` lists the positions of the interior nodes an array may still hold (a `_holder` tuple,
+    or a weak reference to a live array): the only ones _kept_positions looks at.
     """
 
-    __slots__ = ("nodes", "leaf_positions", "buffers", "signature", "roots")
+    __slots__ = ("nodes", "leaf_positions", "buffers", "signature", "roots", "held")
 
-    def __init__(self, nodes, leaf_positions, buffers, signature, roots):
+    def __init__(self, nodes, leaf_positions, buffers, signature, roots, held):
         self.nodes, self.leaf_positions, self.buffers = nodes, leaf_positions, buffers
-        self.signature, self.roots = signature, roots
+        self.signature, self.roots, self.held = signature, roots, held
 
 
 def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scalars: bool = True,
@@ -64,7 +67,9 @@ def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scala
 
     The walk is the C extension's (`_graph_walk.c`, ~10x faster) where it is built, else
     `python_linearize`: the same loop, the same result; what is more than graph structure
-    (which bound nodes and constants are leaves: `_leaf_decision`) is Python in both.
+    (which bound nodes and constants are leaves: `_leaf_decision`) is Python in both, except
+    what the C walk decides as _leaf_decision would: a constant's remembered decision, and a
+    bound NumPy view's under the nodes' own `_bound`.
     """
     if _graph_walk is None or not _flags.FLAGS.c_extensions:
         return python_linearize(outputs, bound, lift_scalars=lift_scalars, lift_constants=lift_constants)
@@ -82,9 +87,11 @@ def _leaf_decision(node: Instruction, buffer, bound: BufferLookup, lift_constant
     or a constant (`buffer` None) lifted to a runtime parameter."""
     if buffer is not None:
         return None if _recomputed_view(node, buffer, bound) else buffer
-    if lift_constants and node.size > _LIFTED_CONSTANT_ELEMENTS:
-        return node.attr("literal").array
-    return _lifted_scalar(node)
+    if node.size > _LIFTED_CONSTANT_ELEMENTS:
+        return node.attr("literal").array if lift_constants else None
+    lifted = _lifted_scalar(node)
+    set_lifted(node, False if lifted is None else lifted)  # (read by the C walk: interned constants recur)
+    return lifted
 
 
 def python_linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scalars: bool = True,
@@ -96,6 +103,7 @@ def python_linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lif
     leaf_positions: list[int] = []
     buffers: list = []
     signature: list[tuple] = []
+    held: list[int] = []
     # A node is met twice: first it is expanded (pushed back under _OPERANDS_DONE, its operands
     # on top, the leftmost last so it is walked first); when the marker comes back its operands
     # have positions. (A node cannot be met again while expanded: the graph has no cycles.)
@@ -106,6 +114,9 @@ def python_linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lif
             node = pop()
             if node is _OPERANDS_DONE:
                 node = pop()
+                holder = node._holder
+                if holder is not None and (type(holder) is tuple or holder() is not None):
+                    held.append(len(nodes))
                 # `_identity` stands for `_local` (a small int for plain attributes: the key
                 # hashes and compares at once).
                 operands = node.operands
@@ -150,7 +161,7 @@ def python_linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lif
             position[node] = len(nodes)
             nodes.append(node)
     return Linearized(nodes, leaf_positions, buffers, tuple(signature),
-                      tuple([position[root] for root in outputs]))
+                      tuple([position[root] for root in outputs]), held)
 
 
 _OPERANDS_DONE = object()  # linearize's marker: the node under it has its operands placed
@@ -215,7 +226,8 @@ _DECISIONS = (lambda node, buffer: _leaf_decision(node, buffer, _BOUND_BUFFER, F
               lambda node, buffer: _leaf_decision(node, buffer, _BOUND_BUFFER, True))
 if _graph_walk is not None:
     _graph_walk.configure(Instruction, Instruction.operands, Instruction._identity, Instruction._bound,
-                          Instruction.op, Instruction.shape, Instruction.dtype, _CONSTANT, _PARAMETER)
+                          Instruction.op, Instruction.shape, Instruction.dtype, Instruction._holder,
+                          Instruction._lifted, _CONSTANT, _PARAMETER, np.ndarray)
 # Ops that only rearrange (NumPy's views): a held one of a value needing no computing is
 # recomputed, never kept (_kept_positions, _views_a_value).
 _VIEW_OPS = frozenset(get_op(name) for name in ("slice", "reshape", "broadcast", "transpose", "reverse"))
@@ -618,15 +630,9 @@ def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> l
     no computing (free to recompute: `_views_a_value`)."""
     kept = []
     nodes = graph.nodes
-    if len(nodes) <= len(graph.roots) + len(graph.leaf_positions):
-        return kept  # (nothing between the inputs and the outputs, or only repeated outputs)
     largest = None
-    position = -1
-    for node in nodes:  # (every evaluation: one attribute test per node when nothing is held)
-        position += 1
-        holder = node._holder
-        if holder is None or type(holder) is not tuple and holder() is None:  # (dead: an expression's temporary)
-            continue
+    for position in graph.held:  # (the walk's candidates: interior nodes with a live holder)
+        node = nodes[position]
         if (node._bound is not None or node.constant_only or position in graph.roots
                 or (node.op in _VIEW_OPS and _views_a_value(node)) or not keep(node)):
             continue

@@ -10,6 +10,7 @@ or not), and a lookup other than the nodes' own `_bound`.
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import numpy as np
@@ -28,11 +29,25 @@ needs_c = pytest.mark.skipif(not C_BUILT, reason="the C extension is not built h
 
 
 def assert_same_walk(outputs, bound, **options):
-    got = compile_driver.linearize(outputs, bound, **options)
+    """The C walk twice (the second reads the constants' decisions the first remembered) and
+    the Python walk: the same nodes, buffers, signature and held candidates. (No collection in
+    between: the strategy's arrays, some in reference cycles, must not die between walks.)"""
+    gc.collect()
+    gc.disable()
+    try:
+        return _compare_walks(outputs, bound, options)
+    finally:
+        gc.enable()
+
+
+def _compare_walks(outputs, bound, options):
     want = compile_driver.python_linearize(outputs, bound, **options)
-    assert len(got.nodes) == len(want.nodes) and all(a is b for a, b in zip(got.nodes, want.nodes))
-    assert len(got.buffers) == len(want.buffers) and all(a is b for a, b in zip(got.buffers, want.buffers))
-    assert (got.leaf_positions, got.signature, got.roots) == (want.leaf_positions, want.signature, want.roots)
+    for _ in range(2):
+        got = compile_driver.linearize(outputs, bound, **options)
+        assert len(got.nodes) == len(want.nodes) and all(a is b for a, b in zip(got.nodes, want.nodes))
+        assert len(got.buffers) == len(want.buffers) and all(a is b for a, b in zip(got.buffers, want.buffers))
+        assert ((got.leaf_positions, got.signature, got.roots, got.held)
+                == (want.leaf_positions, want.signature, want.roots, want.held))
     return got
 
 
@@ -86,6 +101,16 @@ def test_the_c_walk_calls_another_lookup_as_given(outputs):
 
     got = assert_same_walk(outputs, lookup, lift_constants=True)
     assert set(map(id, seen)) >= set(map(id, got.nodes))
+
+
+def test_held_candidates_are_the_interior_nodes_a_live_array_holds():
+    u = la.asarray(np.arange(6.0)).eval()
+    named = u * 3.5  # held by a name
+    result = la.exp(named + 1.0) - named  # `named + 1.0` and `exp(...)`: temporaries, dead
+    del u
+    for walk in (compile_driver.linearize, compile_driver.python_linearize):
+        graph = walk([result._node], bound_buffer)
+        assert [graph.nodes[position] for position in graph.held] == [named._node, result._node]
 
 
 @needs_c

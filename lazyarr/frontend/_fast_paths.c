@@ -24,6 +24,10 @@ Python twin does in the common case and hands everything else to it:
   `FastView("T", getter)`, installed as `Array.T`, makes `.T` from it the same way.
 - `Array.__matmul__` as a FastSlot: `x1 @ x2` of two arrays whose shapes and dtypes have a
   template in linalg's table (`configure_templates`) replays it as Templates.build does.
+- `Array.__setitem__` as a FastSlot: `u[1:-1, 1:-1] = value` of a pending array value into an
+  array that is no view and has no live view, with a plain view key whose write indexing.setitem
+  noted (SETITEM_TEMPLATES), replays the write's template and gives the array its node as
+  views.assign does, where no loop cut is due; methods._setitem does everything else.
 - `replay(steps, slots)`: hlo.instruction.python_replay (graph templates: `mean`, `@`, reductions);
   `sweep_intern_table(table)`: its sweep of dead intern entries.
 - `host_buffers(args, layouts)`: jit.py's host_buffers_of_layouts (a jitted function called again
@@ -72,17 +76,19 @@ static struct {
 } views;
 static PyObject *ndarray_flags_name, *c_contiguous_name, *writeable_name;
 
-/* What configure_templates() gave (linalg.py's `x1 @ x2` templates, hlo.template.Template). */
+/* What configure_templates() gave (linalg.py's `x1 @ x2` templates, indexing.py's writes,
+   hlo.template.Template). */
 static struct {
     PyObject *configured;
     PyObject *matmuls;            /* linalg.MATMUL_TEMPLATES's table: (shapes and dtypes) -> Template or None */
+    PyObject *setitems;           /* indexing.SETITEM_TEMPLATES: (key parts, shapes and dtypes) -> Template */
     PyTypeObject *template_type;  /* hlo.template.Template */
     Py_ssize_t fixed, steps, outputs;
 } templates;
 
-enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, MATMUL, KIND_COUNT };
+enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, MATMUL, SETITEM, KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"getitem", "float", "int", "bool", "index",
-                                                   "binary", "reflected", "unary", "matmul"};
+                                                   "binary", "reflected", "unary", "matmul", "setitem"};
 
 static int
 is_one_of(PyTypeObject *type, PyTypeObject *const *types, Py_ssize_t count)
@@ -580,6 +586,48 @@ sweep_intern_table(PyObject *module, PyObject *table)
     return failed ? NULL : PyLong_FromSsize_t(PyDict_GET_SIZE(table));
 }
 
+/* Record `array` among the holders of its (computed) `node`, as Array() and views.assign do: a
+   weak reference to it, or with the node's live holders (array.holders_with). -1 on error. */
+static int
+add_holder(PyObject *node, PyObject *array)
+{
+    PyObject *reference = PyWeakref_NewRef(array, NULL);
+    if (reference == NULL) {
+        return -1;
+    }
+    untracked(reference);
+    PyObject *holder = SLOT(node, recording.holder);
+    if (holder == NULL || holder == Py_None) {
+        set_slot(node, recording.holder, reference);
+    }
+    else { /* a node wrapped again: every live wrapper may be the one kept */
+        PyObject *holders = PyObject_CallFunctionObjArgs(recording.holders_with, holder, reference, NULL);
+        if (holders == NULL) {
+            Py_DECREF(reference);
+            return -1;
+        }
+        set_slot(node, recording.holder, holders);
+        Py_DECREF(holders);
+    }
+    Py_DECREF(reference);
+    return 0;
+}
+
+/* --max_pending_depth (track_pending's budget), or -1 with an error. */
+static Py_ssize_t
+pending_budget(void)
+{
+    PyObject *flags = PyObject_GetAttr(recording.flags_module, flags_name);
+    PyObject *budget = flags == NULL ? NULL : PyObject_GetAttr(flags, budget_name);
+    Py_XDECREF(flags);
+    Py_ssize_t limit = budget == NULL ? -1 : PyLong_AsSsize_t(budget);
+    Py_XDECREF(budget);
+    if (limit < 0 && !PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "--max_pending_depth must not be negative");
+    }
+    return limit;
+}
+
 /* Array(node) (array.py's __init__): the node's holder noted, a deep one tracked for loop cuts.
    Steals the reference to `node`. */
 static PyObject *
@@ -605,33 +653,8 @@ new_array(PyObject *node)
     if (depth == 0) {
         return array; /* (a leaf is never computed on the way) */
     }
-    PyObject *reference = PyWeakref_NewRef(array, NULL);
-    if (reference == NULL) {
-        Py_DECREF(array);
-        return NULL;
-    }
-    untracked(reference);
-    PyObject *holder = SLOT(node, recording.holder);
-    if (holder == NULL || holder == Py_None) {
-        set_slot(node, recording.holder, reference);
-    }
-    else { /* a node wrapped again: every live wrapper may be the one kept */
-        PyObject *holders = PyObject_CallFunctionObjArgs(recording.holders_with, holder, reference, NULL);
-        if (holders == NULL) {
-            Py_DECREF(reference);
-            Py_DECREF(array);
-            return NULL;
-        }
-        set_slot(node, recording.holder, holders);
-        Py_DECREF(holders);
-    }
-    Py_DECREF(reference);
-    PyObject *flags = PyObject_GetAttr(recording.flags_module, flags_name);
-    PyObject *budget = flags == NULL ? NULL : PyObject_GetAttr(flags, budget_name);
-    Py_XDECREF(flags);
-    Py_ssize_t limit = budget == NULL ? -1 : PyLong_AsSsize_t(budget);
-    Py_XDECREF(budget);
-    if (limit == -1 && PyErr_Occurred()) {
+    Py_ssize_t limit;
+    if (add_holder(node, array) < 0 || (limit = pending_budget()) < 0) {
         Py_DECREF(array);
         return NULL;
     }
@@ -1290,10 +1313,10 @@ static PyTypeObject fast_view_type = {
 
 /* -- templates: linalg.matmul's plain `x1 @ x2` ------------------------------------------------- */
 
-/* A new Array of `template`'s (an hlo.template.Template) first output replayed on `operands` (held
-   by the caller), as Template.__call__ and Array() make it; NULL with an error on failure. */
+/* The node of `template`'s (an hlo.template.Template) first output replayed on `operands` (held
+   by the caller), as Template.__call__ makes it (a new reference); NULL with an error on failure. */
 static PyObject *
-replay_first(PyObject *template, PyObject *const *operands, Py_ssize_t count)
+replay_output(PyObject *template, PyObject *const *operands, Py_ssize_t count)
 {
     PyObject *fixed = SLOT(template, templates.fixed), *steps = SLOT(template, templates.steps);
     PyObject *outputs = SLOT(template, templates.outputs);
@@ -1321,7 +1344,7 @@ replay_first(PyObject *template, PyObject *const *operands, Py_ssize_t count)
     if (filled != NULL) {
         Py_ssize_t position = PyLong_AsSsize_t(PyTuple_GET_ITEM(outputs, 0));
         if (position >= 0 && position < PyList_GET_SIZE(filled)) {
-            result = new_array(Py_NewRef(PyList_GET_ITEM(filled, position)));
+            result = Py_NewRef(PyList_GET_ITEM(filled, position));
         }
         else if (!PyErr_Occurred()) {
             PyErr_SetString(PyExc_SystemError, "replay: a template's output slot out of range");
@@ -1334,6 +1357,14 @@ done:
     Py_DECREF(steps);
     Py_DECREF(outputs);
     return result;
+}
+
+/* A new Array of `template`'s first output replayed on `operands` (held by the caller), as
+   Template.__call__ and Array() make it; NULL with an error on failure. */
+static PyObject *
+replay_first(PyObject *template, PyObject *const *operands, Py_ssize_t count)
+{
+    return new_array(replay_output(template, operands, count));
 }
 
 /* reduction_support's `Array(template(node))`: replayed_array(template, node). */
@@ -1385,13 +1416,94 @@ record_matmul(PyObject *x1, PyObject *x2)
     return result;
 }
 
-/* configure_templates(matmul_table, Template, Template.fixed, Template.steps, Template.outputs) */
+/* `array[key] = value` as methods._setitem does it (views.assign of indexing.setitem's node) for a
+   pending array `value` (an evaluated one may be written in place: element_writes) into an array
+   (both exactly the class) that is no view and has no live view, with a plain view key whose write
+   on these shapes and dtypes indexing.setitem noted in SETITEM_TEMPLATES, where the written node
+   leaves no loop cut due (track_pending would return at once). 1: done; 0: the Python path
+   decides (nothing changed); -1: an error. */
+static int
+record_setitem(PyObject *array, PyObject *key, PyObject *value)
+{
+    if (templates.configured == NULL || templates.setitems == NULL) {
+        return 0;
+    }
+    PyObject *node = array_node(array), *update = array_node(value);
+    if (node == NULL || update == NULL || SLOT(array, base_offset) != Py_None || SLOT(update, bound_offset) != Py_None
+        || SLOT(node, shape_offset) == NULL || SLOT(node, dtype_offset) == NULL || SLOT(update, shape_offset) == NULL
+        || SLOT(update, dtype_offset) == NULL) {
+        return 0;
+    }
+    PyObject *known = SLOT(array, views_offset);
+    if (known != NULL && known != Py_None) { /* views that are all dead are forgotten, as assign does */
+        if (!PyList_CheckExact(known)) {
+            return 0;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(known); i++) {
+            PyObject *alive = referent(PyList_GET_ITEM(known, i));
+            if (alive != NULL) {
+                Py_DECREF(alive);
+                return 0;
+            }
+        }
+    }
+    /* Held before anything allocates (a collection's finalizers may rebind the arrays). */
+    Py_INCREF(node);
+    Py_INCREF(update);
+    PyObject *parts = key_parts(key), *template = NULL, *written = NULL;
+    int outcome = 0;
+    if (parts != NULL) {
+        PyObject *memo = PyTuple_Pack(5, parts, SLOT(node, shape_offset), SLOT(node, dtype_offset),
+                                      SLOT(update, shape_offset), SLOT(update, dtype_offset));
+        template = memo == NULL ? NULL : PyDict_GetItemWithError(templates.setitems, memo);
+        Py_XINCREF(template); /* (held at once: code run while nodes are made may clear the table) */
+        Py_XDECREF(memo);
+        Py_DECREF(parts);
+    }
+    if (template == NULL || Py_TYPE(template) != templates.template_type) {
+        PyErr_Clear(); /* (not noted, or a failed lookup: the Python path) */
+        Py_XDECREF(template);
+        goto done;
+    }
+    PyObject *operands[2] = {node, update};
+    written = replay_output(template, operands, 2);
+    Py_DECREF(template);
+    if (written == NULL || Py_TYPE(written) != instruction_type) {
+        outcome = written == NULL ? -1 : 0;
+        goto done;
+    }
+    Py_ssize_t depth = PyLong_AsSsize_t(SLOT(written, recording.depth)), limit = pending_budget();
+    if ((depth == -1 || limit == -1) && PyErr_Occurred()) {
+        outcome = -1;
+        goto done;
+    }
+    if (limit > 0 && depth * 2 >= limit) {
+        goto done; /* (track_pending may cut here: the Python path, which replays the same nodes) */
+    }
+    if (depth > 0 && add_holder(written, array) < 0) {
+        outcome = -1;
+        goto done;
+    }
+    known = SLOT(array, views_offset);
+    if (known != NULL && known != Py_None) {
+        set_slot(array, views_offset, Py_None);
+    }
+    set_slot(array, node_offset, written);
+    outcome = 1;
+done:
+    Py_XDECREF(written);
+    Py_DECREF(node);
+    Py_DECREF(update);
+    return outcome;
+}
+
+/* configure_templates(matmul_table, setitem_table, Template, Template.fixed, Template.steps, Template.outputs) */
 static PyObject *
 configure_templates(PyObject *module, PyObject *args)
 {
-    PyObject *matmuls, *template_type, *fixed, *steps, *outputs;
-    if (!PyArg_ParseTuple(args, "O!O!OOO:configure_templates", &PyDict_Type, &matmuls, &PyType_Type, &template_type,
-                          &fixed, &steps, &outputs)) {
+    PyObject *matmuls, *setitems, *template_type, *fixed, *steps, *outputs;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOO:configure_templates", &PyDict_Type, &matmuls, &PyDict_Type, &setitems,
+                          &PyType_Type, &template_type, &fixed, &steps, &outputs)) {
         return NULL;
     }
     if (recording.configured == NULL) {
@@ -1405,6 +1517,7 @@ configure_templates(PyObject *module, PyObject *args)
     }
     Py_XSETREF(templates.configured, Py_NewRef(args));
     templates.matmuls = matmuls;
+    templates.setitems = setitems;
     templates.template_type = (PyTypeObject *)template_type;
     templates.fixed = offsets[0];
     templates.steps = offsets[1];
@@ -1425,7 +1538,8 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
 {
     FastSlot *self = (FastSlot *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    int arity = self->kind == GETITEM || self->kind == BINARY || self->kind == REFLECTED || self->kind == MATMUL ? 2 : 1;
+    int arity = self->kind == SETITEM ? 3
+                : self->kind == GETITEM || self->kind == BINARY || self->kind == REFLECTED || self->kind == MATMUL ? 2 : 1;
     if (configured != NULL && kwnames == NULL && nargs == arity) {
         PyObject *value;
         switch (self->kind) {
@@ -1446,6 +1560,13 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
                 return value;
             }
             break;
+        case SETITEM: {
+            int done = record_setitem(args[0], args[1], args[2]);
+            if (done != 0) {
+                return done < 0 ? NULL : Py_NewRef(Py_None);
+            }
+            break;
+        }
         case GETITEM:
             value = read_element(args[0], args[1]);
             if (value == NULL && !PyErr_Occurred()) {
@@ -1503,7 +1624,7 @@ fast_slot_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     if (kind == KIND_COUNT) {
         PyErr_Format(PyExc_ValueError, "FastSlot: unknown kind %s (getitem, float, int, bool, index, binary, "
-                     "reflected, unary or matmul)", kind_name);
+                     "reflected, unary, matmul or setitem)", kind_name);
         return NULL;
     }
     if ((kind == BINARY || kind == REFLECTED || kind == UNARY) != PyUnicode_CheckExact(name)) {
@@ -1767,7 +1888,8 @@ static PyMethodDef module_methods[] = {
     {"replayed_array", (PyCFunction)(void (*)(void))replayed_array, METH_FASTCALL,
      PyDoc_STR("replayed_array(template, node): Array(template(node)) (reduction_support.templated)")},
     {"configure_templates", configure_templates, METH_VARARGS,
-     PyDoc_STR("configure_templates(matmul_table, Template, Template.fixed, Template.steps, Template.outputs)")},
+     PyDoc_STR("configure_templates(matmul_table, setitem_table, Template, Template.fixed, Template.steps, "
+               "Template.outputs)")},
     {"configure_views", configure_views, METH_VARARGS,
      PyDoc_STR("configure_views(view_chains, ViewOf, leaf_for, ViewOf.base, ViewOf.read, ViewOf.write, "
                "ViewOf.layout, ViewOf.refusal, ViewOf.strided)")},

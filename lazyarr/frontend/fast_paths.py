@@ -25,7 +25,7 @@ from .. import _flags
 from ..hlo import Instruction, template
 from ..hlo import instruction as instruction_module
 from . import array as array_module
-from . import direct_recording, linalg, reduction_support, tracing, views
+from . import direct_recording, indexing, linalg, reduction_support, tracing, views
 from .array import Array
 from .elements import INTEGER_SCALAR_TYPES, REAL_SCALAR_TYPES, Element
 
@@ -54,8 +54,8 @@ if ENABLED:
         views.VIEW_CHAINS, views.ViewOf, array_module.leaf_for, views.ViewOf.base, views.ViewOf.read,
         views.ViewOf.write, views.ViewOf.layout, views.ViewOf.refusal, views.ViewOf.strided)
     views.note_view_chains()
-    _fast_paths.configure_templates(linalg.MATMUL_TEMPLATES.table, template.Template, template.Template.fixed,
-                                    template.Template.steps, template.Template.outputs)
+    _fast_paths.configure_templates(linalg.MATMUL_TEMPLATES.table, indexing.SETITEM_TEMPLATES, template.Template,
+                                    template.Template.fixed, template.Template.steps, template.Template.outputs)
     reduction_support.use_fast_replayed_array(_fast_paths.replayed_array)
 
 
@@ -76,11 +76,12 @@ def operator(kind: str, method, name: str):
 
 
 def install() -> None:
-    """`Array.__getitem__`, `__matmul__`, `.T` and the Element conversions through their C slots
+    """`Array.__getitem__`, `__matmul__`, `__setitem__`, `.T` and the Element conversions through their C slots
     (methods.py binds the rest of Array's methods, then this)."""
     Array.__getitem__ = accelerated("getitem", Array.__dict__["__getitem__"])
-    if ENABLED:  # `x1 @ x2` replayed from linalg's templates, `.T` made from its noted chain, in C
+    if ENABLED:  # `x1 @ x2` and `u[1:-1] = v` replayed from templates, `.T` made from its noted chain, in C
         Array.__matmul__ = _fast_paths.FastSlot("matmul", Array.__dict__["__matmul__"])
+        Array.__setitem__ = _fast_paths.FastSlot("setitem", Array.__dict__["__setitem__"])
         Array.T = _fast_paths.FastView("T", Array.__dict__["T"].fget)
     for kind in ("float", "int", "bool", "index"):
         name = f"__{kind}__"

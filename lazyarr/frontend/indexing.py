@@ -447,8 +447,11 @@ def setitem(array, key, value) -> Instruction:
         recipe = basic_key(array.shape, key)  # raises IndexError for a bad key
         base, update = array._node, value._node
         signature = (recipe, base.shape, base.dtype, update.shape, update.dtype)
-        return _SETITEMS.build(signature, lambda node, new: _written(
+        written = _SETITEMS.build(signature, lambda node, new: _written(
             node, recipe.plan, _update_node(wrap(new), node.dtype, recipe.plan.result_shape(), False)), base, update)
+        if NOTING_VIEW_CHAINS[0] and (type(key) is tuple or type(key) is slice):
+            _note_setitem(key, signature)
+        return written
     array = as_array(array, where="__setitem__")
     if not plain and _is_leading_mask(array.shape, key) and _is_zero_dimensional(value):
         return _masked_fill(array, key, value)
@@ -486,6 +489,22 @@ def _masked_fill(array: Array, mask, value) -> Instruction:
 # `array[basic key] = array` by (key's recipe, both signatures): the graph replayed
 # (hlo/template.py), the value's conversion and broadcast checks skipped.
 _SETITEMS = Templates()
+# The C `Array.__setitem__` (frontend/fast_paths.py) replays these: _SETITEMS's template of a
+# plain key's write, under (key parts as views.VIEW_CHAINS has them, the shapes and dtypes).
+SETITEM_TEMPLATES: dict[tuple, object] = {}
+
+
+def _note_setitem(key, signature: tuple) -> None:
+    """Enter the template _SETITEMS holds under `signature` in SETITEM_TEMPLATES for `key`."""
+    parts = _key_parts(key if type(key) is tuple else (key,))
+    template = _SETITEMS.table.get(signature)
+    if parts is None or template is None:
+        return
+    memo = (parts, *signature[1:])
+    if memo not in SETITEM_TEMPLATES:
+        if len(SETITEM_TEMPLATES) >= 1024:
+            SETITEM_TEMPLATES.clear()
+        SETITEM_TEMPLATES[memo] = template
 
 
 def _written(node: Instruction, plan: IndexPlan, update: Instruction) -> Instruction:

@@ -18,6 +18,7 @@ from .instruction import (
     node_template,
     remake,
     set_holder,
+    set_lifted,
 )
 from .module import Computation, Module, post_order, replace_all, users_of
 from .op import HloError, OpDef, all_ops, get
@@ -26,5 +27,5 @@ __all__ = [
     "Computation", "HloError", "Instruction", "Literal", "Maker", "Module", "OpDef", "all_ops",
     "bind", "bound_buffer", "chain_templates", "constant", "evaluate", "fresh_parameter", "get", "make", "make_like",
     "make_plain", "make_through", "node_template", "post_order", "remake", "replace_all", "set_holder",
-    "users_of",
+    "set_lifted", "users_of",
 ]

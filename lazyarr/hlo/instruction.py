@@ -89,8 +89,10 @@ class _Fields:
     # _holder: a weak reference to what holds the node for a program (the frontend's array), a
     # tuple of them (several arrays wrap it), or None; written with set_holder, read by the
     # compile driver's `keep` (evaluate_graph_keeping).
+    # _lifted: on a constant, the compile driver's decision whether it is a runtime parameter
+    # (its value, or False), remembered once taken (set_lifted); unset until then.
     __slots__ = ("op", "shape", "dtype", "operands", "attrs", "_attr_map", "_local", "_identity", "_bound", "depth",
-                 "constant_only", "_holder", "__weakref__")
+                 "constant_only", "_holder", "_lifted", "__weakref__")
 
 
 class _Unfrozen(_Fields):
@@ -599,6 +601,8 @@ def bind(node: Instruction, buffer) -> None:
 # Record what holds a node for a program (a weak reference, or None): a C-level setter that
 # bypasses the immutable instruction's guard, since every recorded array sets it.
 set_holder = _Fields._holder.__set__
+# Remember a constant's leaf decision (compile._leaf_decision): a C-level setter, as set_holder.
+set_lifted = _Fields._lifted.__set__
 
 # The buffer bound to a node, or None (a C-level getter: graph walks call it on every node).
 bound_buffer = operator.attrgetter("_bound")

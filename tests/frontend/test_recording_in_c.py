@@ -623,3 +623,76 @@ def test_c_views_leave_other_slice_bounds_to_the_python_path():
         indexing.getitem(y, slice(1, None))
         with pytest.raises(TypeError):
             indexing.getitem(y, slice(1.0, None))
+
+
+@given(_plain_view_keys(), st.sampled_from(["float32", "int64", "complex64", "bool"]),
+       st.sampled_from(["float64", "int8", "bool"]), st.booleans())
+def test_c_setitem_is_the_python_paths_write(shape_and_key, dtype, value_dtype, broadcast):
+    """`a[key] = value` of a pending value through `Array.__setitem__`'s C slot replays the write
+    indexing.setitem noted (SETITEM_TEMPLATES): the array's new node is the one the Python path
+    makes (interned: the same object), held by the array, and its value is NumPy's (the value
+    converted to the array's dtype and broadcast as NumPy's assignment does)."""
+    from lazyarr.frontend import indexing, methods
+
+    shape, key = shape_and_key
+    values = (np.arange(int(np.prod(shape))).reshape(shape) % 5).astype(dtype)
+    indexed = values[key].shape
+    update_shape = indexed[1:] if broadcast and indexed else indexed
+    update_values = (np.arange(int(np.prod(update_shape))).reshape(update_shape) % 3).astype(value_dtype)
+
+    leaves = [la.asarray(value) for value in (values, update_values, np.zeros((), dtype), np.zeros((), value_dtype))]
+
+    def fresh():  # (the same interned nodes each time, in new arrays)
+        return leaves[0] + leaves[2], leaves[1] + leaves[3]
+
+    for _ in range(2):  # noted by the Python path (the template made the first time, noted each time)
+        target, update = fresh()
+        methods._setitem(target, key, update)
+    target, update = fresh()
+    python_target, _ = fresh()
+    methods._setitem(python_target, key, update)
+    before = len(indexing.SETITEM_TEMPLATES)
+    memo = (indexing._key_parts(key if type(key) is tuple else (key,)), target._node.shape, target._node.dtype,
+            update._node.shape, update._node.dtype)
+    assert memo in indexing.SETITEM_TEMPLATES  # (what the C slot finds)
+    target[key] = update
+    assert target._node is python_target._node and len(indexing.SETITEM_TEMPLATES) == before
+    if target._node.depth:
+        holders = target._node._holder if type(target._node._holder) is tuple else (target._node._holder,)
+        assert any(holder() is target for holder in holders)
+    expected = values.copy()
+    with np.errstate(all="ignore"):
+        expected[key] = update_values
+    np.testing.assert_array_equal(np.asarray(target), expected)
+
+
+def test_c_setitem_leaves_views_evaluated_values_and_cuts_to_the_python_path():
+    """The C write declines where views.assign or element_writes does more: a live view of the
+    array re-reads the new value, a view written writes its base, an evaluated value is written
+    in place, and a write deep enough for a loop cut cuts there (track_pending)."""
+    from lazyarr import _flags
+
+    def pending(values):
+        return la.asarray(np.asarray(values, dtype=np.float64)) + 0.0
+
+    for _ in range(3):
+        a = pending(np.zeros(6))
+        view = a[1:4]
+        a[1:4] = pending([1, 2, 3])
+        np.testing.assert_array_equal(np.asarray(view), [1, 2, 3])  # the live view re-read
+        base = pending(np.zeros((3, 4)))
+        row = base[1]
+        row[1:3] = pending([5, 6])
+        np.testing.assert_array_equal(np.asarray(base)[1], [0, 5, 6, 0])
+        b = pending(np.zeros(4))
+        b[1:3] = la.asarray(np.array([7.0, 8.0])).eval()
+        np.testing.assert_array_equal(np.asarray(b), [0, 7, 8, 0])
+    budget = _flags.FLAGS.max_pending_depth
+    u = pending(np.zeros(5))
+    for step in range(budget):  # each write one op deeper: the cuts keep the graph bounded
+        u[1:-1] = u[:-2] + 1.0
+    assert u._node.depth < budget * 2
+    expected = np.zeros(5)
+    for step in range(budget):
+        expected[1:-1] = expected[:-2] + 1.0
+    np.testing.assert_array_equal(np.asarray(u), expected)
