@@ -593,6 +593,31 @@ def evaluate_graph_keeping(outputs: Sequence[Instruction], bound: BufferLookup,
     return _evaluate(outputs, bound, keep, optional)
 
 
+def evaluate_keeping_one(output: Instruction, keep: Callable[[Instruction], bool]) -> tuple[object, list]:
+    """evaluate_graph_keeping([output], bound_buffer, keep) as (its buffer, held), in the fewest
+    Python steps: a program's own evaluation of one array (`float(change)` every iteration of a
+    solver, `np.asarray(x)`), whose bookkeeping is most of its cost once the executable is
+    cached. The general path wherever the flags changed, a profile records, or the executable
+    is not cached yet."""
+    if _flags.FLAGS is not _plans_flags or _profiler._ACTIVE is not None:
+        (result,), held = evaluate_graph_keeping([output], _BOUND_BUFFER, keep)
+        return result, held
+    graph = linearize((output,), _BOUND_BUFFER, lift_constants=True)
+    kept = _kept_positions(graph, keep) if graph.held else None
+    if kept:
+        graph.roots += tuple(kept)
+    plan = _PLANS.get((graph.signature, graph.roots))
+    if plan is None:
+        results = _run_graph(graph, _BOUND_BUFFER)
+    else:
+        _INFO.hits += 1
+        results = plan[2](graph.buffers)
+    if not kept:
+        return results[0], ()
+    nodes = graph.nodes
+    return results[0], [(nodes[position], buffer) for position, buffer in zip(kept, results[1:])]
+
+
 def _evaluate(outputs, bound, keep, optional=()):
     graph = linearize(outputs, bound, lift_constants=True)
     chosen = ()

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _flags, dtypes
 from ..backends import available_devices, device_of, get_backend, host_only, to_device, transfer_manager
-from ..compile import device_of_buffers, evaluate_graph_keeping
+from ..compile import device_of_buffers, evaluate_graph_keeping, evaluate_keeping_one
 from ..hlo import Instruction, bind, bound_buffer, fresh_parameter, set_holder, template
 from . import tracing
 
@@ -121,7 +121,10 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
         node = array._node
         if node._bound is None:
             tracing.check_concrete([node], _is_bound)
-            (result,), held = evaluate_graph_keeping([node], bound_buffer, keep)
+            if keep is None:
+                (result,), held = evaluate_graph_keeping([node], bound_buffer, None)
+            else:
+                result, held = evaluate_keeping_one(node, keep)
             array._node = _kept(node, result)
             if held:
                 _keep_held(held)

@@ -593,9 +593,10 @@ def fresh_parameter(shape, dtype, bound=None) -> Instruction:
     return leaf
 
 
-def bind(node: Instruction, buffer) -> None:
-    """Record `buffer` as the computed value of `node` (the evaluator's only write to a node)."""
-    object.__setattr__(node, "_bound", buffer)
+# bind(node, buffer): record `buffer` as the computed value of `node` (the evaluator's only
+# write to a node). The slot's C-level setter, past the immutable instruction's guard, as
+# set_holder: every evaluation binds its results.
+bind = _Fields._bound.__set__
 
 
 # Record what holds a node for a program (a weak reference, or None): a C-level setter that
