@@ -139,12 +139,13 @@ _EDGES = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0]
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(shape=st.lists(st.integers(1, 70), min_size=2, max_size=4).filter(lambda shape: np.prod(shape) < 60_000),
-       dtype=st.sampled_from([np.float32, np.float64, np.int16, np.uint8]), seed=st.integers(0, 2**16),
+       dtype=st.sampled_from([np.float32, np.float64, np.float16, np.int16, np.uint8]), seed=st.integers(0, 2**16),
        edges=st.integers(0, 3))
 def test_extremes_over_rows_in_memory_order_match_numpy(monkeypatch, shape, dtype, seed, edges):
     # kernel.py `_reads_linearly`: max/min of `abs(x - y) * 2 + 1` over every dimension loop
-    # once over the elements (blocks split them in memory order); NaN, infinities and zeros of
-    # both signs anywhere, rows of any length, on threads and on one.
+    # once over the elements (blocks split them in memory order; unsplit, one loop); NaN,
+    # infinities and zeros of both signs anywhere, rows of any length, on threads and on one,
+    # float16 kept in its float32 accumulator until the end.
     rng = np.random.default_rng(seed)
     x, y = (_values(seed + offset, int(np.prod(shape)), dtype).reshape(shape) for offset in (0, 1))
     if np.dtype(dtype).kind == "f":
