@@ -24,6 +24,10 @@ Python twin does in the common case and hands everything else to it:
   `FastView("T", getter)`, installed as `Array.T`, makes `.T` from it the same way.
 - `Array.__matmul__` as a FastSlot: `x1 @ x2` of two arrays whose shapes and dtypes have a
   template in linalg's table (`configure_templates`) replays it as Templates.build does.
+- Reductions as FastSlots (`x.sum()`, `x.max(axis=-1, keepdims=True)`, `la.mean(x, 0)`: the
+  Array methods and namespace functions sum, prod, mean, max, min, amax, amin): a call with
+  only `axis` and `keepdims` of an array whose key has a template in reduction_support's table
+  replays it as templated() does.
 - `Array.__setitem__` as a FastSlot: `u[1:-1, 1:-1] = value` of a pending array value into an
   array that is no view and has no live view, with a plain view key whose write indexing.setitem
   noted (SETITEM_TEMPLATES), replays the write's template and gives the array its node as
@@ -82,13 +86,16 @@ static struct {
     PyObject *configured;
     PyObject *matmuls;            /* linalg.MATMUL_TEMPLATES's table: (shapes and dtypes) -> Template or None */
     PyObject *setitems;           /* indexing.SETITEM_TEMPLATES: (key parts, shapes and dtypes) -> Template */
+    PyObject *reductions;         /* reduction_support's table: (name, shape, dtype, axis, keepdims) -> Template */
+    PyObject *no_value;           /* NumPy's "argument not given" marker (np._NoValue) */
     PyTypeObject *template_type;  /* hlo.template.Template */
     Py_ssize_t fixed, steps, outputs;
 } templates;
 
-enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, MATMUL, SETITEM, KIND_COUNT };
+enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, MATMUL, SETITEM, REDUCTION, KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"getitem", "float", "int", "bool", "index",
-                                                   "binary", "reflected", "unary", "matmul", "setitem"};
+                                                   "binary", "reflected", "unary", "matmul", "setitem",
+                                                   "reduction"};
 
 static int
 is_one_of(PyTypeObject *type, PyTypeObject *const *types, Py_ssize_t count)
@@ -1497,13 +1504,80 @@ done:
     return outcome;
 }
 
-/* configure_templates(matmul_table, setitem_table, Template, Template.fixed, Template.steps, Template.outputs) */
+/* `name(a, axis=None, keepdims=<not given>)` (reduction_support.templated's plain call: no other
+   argument) of an array (exactly the class) whose key (name, shape, dtype, axis, keepdims) has a
+   template in reduction_support's table, replayed on its node as templated() does; NULL without
+   an error where the Python path decides. `axis` None, an int or a tuple of ints, and
+   `keepdims` a bool, exactly those types (`axis=0.0` equals 0 as a key and must still raise). */
+static PyObject *
+record_reduction(PyObject *name, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (templates.configured == NULL || nargs < 1 || nargs > 2) {
+        return NULL;
+    }
+    PyObject *axis = nargs == 2 ? args[1] : NULL, *keepdims = NULL;
+    Py_ssize_t keywords = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < keywords; i++) {
+        PyObject *keyword = PyTuple_GET_ITEM(kwnames, i);
+        if (axis == NULL && PyUnicode_CompareWithASCIIString(keyword, "axis") == 0) {
+            axis = args[nargs + i];
+        }
+        else if (keepdims == NULL && PyUnicode_CompareWithASCIIString(keyword, "keepdims") == 0) {
+            keepdims = args[nargs + i];
+        }
+        else {
+            return NULL; /* (another argument, or one given twice: the Python path) */
+        }
+    }
+    if (axis == NULL) {
+        axis = Py_None;
+    }
+    if (keepdims == NULL) {
+        keepdims = templates.no_value;
+    }
+    else if (keepdims != Py_True && keepdims != Py_False && keepdims != templates.no_value) {
+        return NULL;
+    }
+    if (axis != Py_None && !PyLong_CheckExact(axis)) {
+        if (!PyTuple_CheckExact(axis)) {
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(axis); i++) {
+            if (!PyLong_CheckExact(PyTuple_GET_ITEM(axis, i))) {
+                return NULL;
+            }
+        }
+    }
+    PyObject *node = array_node(args[0]);
+    if (node == NULL || SLOT(node, shape_offset) == NULL || SLOT(node, dtype_offset) == NULL) {
+        return NULL;
+    }
+    Py_INCREF(node); /* (held before anything allocates: a collection's finalizers may rebind the array) */
+    PyObject *key = PyTuple_Pack(5, name, SLOT(node, shape_offset), SLOT(node, dtype_offset), axis, keepdims);
+    PyObject *template = key == NULL ? NULL : PyDict_GetItemWithError(templates.reductions, key);
+    Py_XINCREF(template); /* (held at once: code run while nodes are made may clear the table) */
+    Py_XDECREF(key);
+    PyObject *result = NULL;
+    if (template == NULL || Py_TYPE(template) != templates.template_type) {
+        PyErr_Clear(); /* (not recorded yet, no template, or a failed lookup: the Python path) */
+    }
+    else {
+        result = replay_first(template, &node, 1);
+    }
+    Py_XDECREF(template);
+    Py_DECREF(node);
+    return result;
+}
+
+/* configure_templates(matmul_table, setitem_table, reduction_table, no_value, Template, Template.fixed,
+   Template.steps, Template.outputs) */
 static PyObject *
 configure_templates(PyObject *module, PyObject *args)
 {
-    PyObject *matmuls, *setitems, *template_type, *fixed, *steps, *outputs;
-    if (!PyArg_ParseTuple(args, "O!O!O!OOO:configure_templates", &PyDict_Type, &matmuls, &PyDict_Type, &setitems,
-                          &PyType_Type, &template_type, &fixed, &steps, &outputs)) {
+    PyObject *matmuls, *setitems, *reductions, *no_value, *template_type, *fixed, *steps, *outputs;
+    if (!PyArg_ParseTuple(args, "O!O!O!OO!OOO:configure_templates", &PyDict_Type, &matmuls, &PyDict_Type, &setitems,
+                          &PyDict_Type, &reductions, &no_value, &PyType_Type, &template_type, &fixed, &steps,
+                          &outputs)) {
         return NULL;
     }
     if (recording.configured == NULL) {
@@ -1518,6 +1592,8 @@ configure_templates(PyObject *module, PyObject *args)
     Py_XSETREF(templates.configured, Py_NewRef(args));
     templates.matmuls = matmuls;
     templates.setitems = setitems;
+    templates.reductions = reductions;
+    templates.no_value = no_value;
     templates.template_type = (PyTypeObject *)template_type;
     templates.fixed = offsets[0];
     templates.steps = offsets[1];
@@ -1538,6 +1614,15 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
 {
     FastSlot *self = (FastSlot *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (self->kind == REDUCTION) { /* (keywords allowed: `axis=`, `keepdims=`) */
+        if (configured != NULL) {
+            PyObject *value = record_reduction(self->name, args, nargs, kwnames);
+            if (value != NULL || PyErr_Occurred()) {
+                return value;
+            }
+        }
+        return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    }
     int arity = self->kind == SETITEM ? 3
                 : self->kind == GETITEM || self->kind == BINARY || self->kind == REFLECTED || self->kind == MATMUL ? 2 : 1;
     if (configured != NULL && kwnames == NULL && nargs == arity) {
@@ -1624,11 +1709,12 @@ fast_slot_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     if (kind == KIND_COUNT) {
         PyErr_Format(PyExc_ValueError, "FastSlot: unknown kind %s (getitem, float, int, bool, index, binary, "
-                     "reflected, unary, matmul or setitem)", kind_name);
+                     "reflected, unary, matmul, setitem or reduction)", kind_name);
         return NULL;
     }
-    if ((kind == BINARY || kind == REFLECTED || kind == UNARY) != PyUnicode_CheckExact(name)) {
-        PyErr_SetString(PyExc_TypeError, "FastSlot: an operator kind takes its op's name (a str), no other kind does");
+    if ((kind == BINARY || kind == REFLECTED || kind == UNARY || kind == REDUCTION) != PyUnicode_CheckExact(name)) {
+        PyErr_SetString(PyExc_TypeError, "FastSlot: an operator or reduction kind takes its name (a str), no other "
+                        "kind does");
         return NULL;
     }
     if (!PyCallable_Check(fallback)) {
@@ -1888,8 +1974,8 @@ static PyMethodDef module_methods[] = {
     {"replayed_array", (PyCFunction)(void (*)(void))replayed_array, METH_FASTCALL,
      PyDoc_STR("replayed_array(template, node): Array(template(node)) (reduction_support.templated)")},
     {"configure_templates", configure_templates, METH_VARARGS,
-     PyDoc_STR("configure_templates(matmul_table, setitem_table, Template, Template.fixed, Template.steps, "
-               "Template.outputs)")},
+     PyDoc_STR("configure_templates(matmul_table, setitem_table, reduction_table, no_value, Template, "
+               "Template.fixed, Template.steps, Template.outputs)")},
     {"configure_views", configure_views, METH_VARARGS,
      PyDoc_STR("configure_views(view_chains, ViewOf, leaf_for, ViewOf.base, ViewOf.read, ViewOf.write, "
                "ViewOf.layout, ViewOf.refusal, ViewOf.strided)")},

@@ -25,7 +25,7 @@ from .. import _flags
 from ..hlo import Instruction, template
 from ..hlo import instruction as instruction_module
 from . import array as array_module
-from . import direct_recording, indexing, linalg, reduction_support, tracing, views
+from . import direct_recording, indexing, linalg, reduction_support, reductions, tracing, views
 from .array import Array
 from .elements import INTEGER_SCALAR_TYPES, REAL_SCALAR_TYPES, Element
 
@@ -54,7 +54,8 @@ if ENABLED:
         views.VIEW_CHAINS, views.ViewOf, array_module.leaf_for, views.ViewOf.base, views.ViewOf.read,
         views.ViewOf.write, views.ViewOf.layout, views.ViewOf.refusal, views.ViewOf.strided)
     views.note_view_chains()
-    _fast_paths.configure_templates(linalg.MATMUL_TEMPLATES.table, indexing.SETITEM_TEMPLATES, template.Template,
+    _fast_paths.configure_templates(linalg.MATMUL_TEMPLATES.table, indexing.SETITEM_TEMPLATES,
+                                    reduction_support._TEMPLATE_TABLE, reduction_support.NO_VALUE, template.Template,
                                     template.Template.fixed, template.Template.steps, template.Template.outputs)
     reduction_support.use_fast_replayed_array(_fast_paths.replayed_array)
 
@@ -76,8 +77,9 @@ def operator(kind: str, method, name: str):
 
 
 def install() -> None:
-    """`Array.__getitem__`, `__matmul__`, `__setitem__`, `.T` and the Element conversions through their C slots
-    (methods.py binds the rest of Array's methods, then this)."""
+    """`Array.__getitem__`, `__matmul__`, `__setitem__`, `.T`, the templated reductions and the
+    Element conversions through their C slots (methods.py binds the rest of Array's methods,
+    then this)."""
     Array.__getitem__ = accelerated("getitem", Array.__dict__["__getitem__"])
     if ENABLED:  # `x1 @ x2` and `u[1:-1] = v` replayed from templates, `.T` made from its noted chain, in C
         Array.__matmul__ = _fast_paths.FastSlot("matmul", Array.__dict__["__matmul__"])
@@ -86,6 +88,16 @@ def install() -> None:
     for kind in ("float", "int", "bool", "index"):
         name = f"__{kind}__"
         setattr(Element, name, accelerated(kind, Element.__dict__[name]))
+    if ENABLED:  # `x.sum()`, `x.max(axis=-1, keepdims=True)`, `la.mean(x, 0)` replayed from their templates in C
+        for name in _TEMPLATED_REDUCTIONS:
+            setattr(reductions, name, _fast_paths.FastSlot("reduction", getattr(reductions, name), name))
+            if name in Array.__dict__:
+                setattr(Array, name, _fast_paths.FastSlot("reduction", Array.__dict__[name], name))
+
+
+# Reductions whose plain calls go through reduction_support.templated under their own name
+# (the key's first item): their namespace functions and Array methods get a C slot.
+_TEMPLATED_REDUCTIONS = ("sum", "prod", "mean", "max", "min", "amax", "amin")
 
 
 def host_buffers(python_function):

@@ -54,7 +54,7 @@ def python_replayed_array(template: Template, node) -> Array:
     return Array(template(node))
 
 
-_TEMPLATE_TABLE = _TEMPLATES.table
+_TEMPLATE_TABLE = _TEMPLATES.table  # (the C reductions read it too: fast_paths.py)
 _replayed_array = python_replayed_array
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import warnings
 import weakref
 
 import numpy as np
@@ -696,3 +697,82 @@ def test_c_setitem_leaves_views_evaluated_values_and_cuts_to_the_python_path():
     for step in range(budget):
         expected[1:-1] = expected[:-2] + 1.0
     np.testing.assert_array_equal(np.asarray(u), expected)
+
+
+@given(st.lists(st.integers(0, 4), max_size=3), st.sampled_from(["sum", "prod", "mean", "max", "min", "amax", "amin"]),
+       st.sampled_from(["float32", "int8", "bool", "complex64"]), st.data())
+def test_c_reductions_replay_the_python_paths_template(shape, name, dtype, data):
+    """`x.max(axis=-1, keepdims=True)`, `la.sum(x, 0)`: the C slot replays reduction_support's
+    template for (name, shape, dtype, axis, keepdims): the node the Python path makes (interned:
+    the same object) and NumPy's value; NumPy's errors (an axis out of range, an empty max) and
+    every other argument are the Python path's."""
+    from lazyarr.frontend import reductions
+
+    shape = tuple(shape)
+    values = (np.arange(int(np.prod(shape))).reshape(shape) % 4).astype(dtype)
+    leaf = la.asarray(values)
+    zero = la.asarray(np.zeros((), dtype))
+    bound = max(len(shape), 1)  # (axes out of range too: NumPy's AxisError from both paths)
+    axis = data.draw(st.one_of(st.none(), st.integers(-bound - 1, bound),
+                               st.lists(st.integers(-bound, bound - 1), max_size=2, unique=True).map(tuple)))
+    keepdims = data.draw(st.sampled_from([None, True, False]))
+    arguments = {} if keepdims is None else {"keepdims": keepdims}
+    python_function = getattr(reductions, name).__wrapped__
+    numpy_function = getattr(np, name)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (NumPy warns of an empty mean; lazyarr gives its NaN quietly)
+            expected = numpy_function(values, axis=axis, **arguments)
+    except Exception as error:  # noqa: BLE001 (NumPy's error: both paths raise its type)
+        for _ in range(2):
+            with pytest.raises(type(error)):
+                getattr(reductions, name)(leaf + zero, axis=axis, **arguments)
+        return
+    for _ in range(2):  # the first call records the template (the Python path)
+        python_result = python_function(leaf + zero, axis=axis, **arguments)
+    made_in_c = getattr(reductions, name)(leaf + zero, axis, **arguments) if axis is not None or data.draw(
+        st.booleans()) else getattr(reductions, name)(leaf + zero, **arguments)
+    assert made_in_c._node is python_result._node
+    if name in la.Array.__dict__:
+        assert getattr(leaf + zero, name)(axis=axis, **arguments)._node is python_result._node
+    np.testing.assert_allclose(np.asarray(made_in_c), expected, rtol=1e-6)  # (float32 means: rounding only)
+    assert np.asarray(made_in_c).dtype == np.asarray(expected).dtype
+
+
+def test_c_reductions_leave_other_arguments_to_the_python_path():
+    x = la.asarray(np.arange(6.0).reshape(2, 3)) + 1
+    for _ in range(2):
+        x.sum(axis=0), x.max(), x.mean(axis=1, keepdims=True)
+    np.testing.assert_array_equal(np.asarray(x.sum(axis=0, dtype=np.int32)), [5, 7, 9])
+    np.testing.assert_array_equal(np.asarray(x.max(initial=100.0)), 100.0)
+    np.testing.assert_array_equal(np.asarray(la.max(x, axis=0, where=np.array([True, False, True]), initial=0.0)),
+                                  [4.0, 0.0, 6.0])
+    with pytest.raises(TypeError):
+        x.sum(axis=0.0)
+    with pytest.raises(TypeError):
+        x.sum(0, axis=0)
+    with pytest.raises(TypeError):
+        x.max(axis=[0])  # NumPy: a list is no axis
+    assert float(x.mean(axis=None, keepdims=np._NoValue)) == 3.5
+
+
+def test_c_reductions_read_the_template_table():
+    """The C slot replays what reduction_support's table holds under the call's key (here, a
+    sum's template entered under a max's key makes a sum): proof that it took the call."""
+    from lazyarr.frontend import reduction_support
+
+    x = la.asarray(np.arange(6.0).reshape(2, 3)) + 1
+    x.sum(axis=1), x.sum(axis=1)
+    table = reduction_support._TEMPLATE_TABLE
+    key = ("max", (2, 3), np.dtype(np.float64), 1, reduction_support.NO_VALUE)
+    saved = table.get(key)
+    table[key] = table[("sum", (2, 3), np.dtype(np.float64), 1, reduction_support.NO_VALUE)]
+    try:
+        np.testing.assert_array_equal(np.asarray(x.max(axis=1)), [6.0, 15.0])
+        np.testing.assert_array_equal(np.asarray(la.max(x, 1)), [6.0, 15.0])
+    finally:
+        if saved is None:
+            del table[key]
+        else:
+            table[key] = saved
+    np.testing.assert_array_equal(np.asarray(x.max(axis=1)), [3.0, 6.0])
