@@ -1786,6 +1786,29 @@ fast_slot_getattro(PyObject *self, PyObject *name)
     return PyObject_GenericGetAttr(self, name);
 }
 
+/* Pickled as what its fallback's module holds under the fallback's name (`la.max` is this slot
+   there): fast_paths.restore(module, qualname) finds it again on loading. */
+static PyObject *
+fast_slot_reduce(PyObject *self, PyObject *unused)
+{
+    PyObject *fallback = ((FastSlot *)self)->fallback;
+    PyObject *module = PyObject_GetAttrString(fallback, "__module__");
+    PyObject *qualname = module == NULL ? NULL : PyObject_GetAttrString(fallback, "__qualname__");
+    PyObject *paths = qualname == NULL ? NULL : PyImport_ImportModule("lazyarr.frontend.fast_paths");
+    PyObject *restore = paths == NULL ? NULL : PyObject_GetAttrString(paths, "restore");
+    PyObject *reduced = restore == NULL ? NULL : Py_BuildValue("(O(OO))", restore, module, qualname);
+    Py_XDECREF(restore);
+    Py_XDECREF(paths);
+    Py_XDECREF(qualname);
+    Py_XDECREF(module);
+    return reduced;
+}
+
+static PyMethodDef fast_slot_methods[] = {
+    {"__reduce__", fast_slot_reduce, METH_NOARGS, PyDoc_STR("pickled by its fallback's module and name")},
+    {NULL},
+};
+
 static PyMemberDef fast_slot_members[] = {
     {"__wrapped__", T_OBJECT, offsetof(FastSlot, fallback), READONLY, "the Python implementation"},
     {NULL},
@@ -1807,6 +1830,7 @@ static PyTypeObject FastSlotType = {
     .tp_vectorcall_offset = offsetof(FastSlot, vectorcall),
     .tp_descr_get = fast_slot_get,
     .tp_members = fast_slot_members,
+    .tp_methods = fast_slot_methods,
 };
 
 

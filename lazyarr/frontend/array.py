@@ -470,7 +470,7 @@ class Array:
                 f"only arrays of size 1 can be converted to Python {kind.__name__}; "
                 f"shape is {self.shape}"
             )
-        return kind(self.numpy().reshape(()).item())
+        return kind(self._element().item())
 
     def __bool__(self) -> bool:
         if self.size != 1:
@@ -478,7 +478,18 @@ class Array:
                 "The truth value of an array with more than one element is ambiguous. "
                 "Use a.any() or a.all()"
             )
-        return bool(self.numpy().reshape(()))
+        return bool(self._element())
+
+    def _element(self) -> np.generic | np.ndarray:
+        """The one element of a size-1 array, evaluated: `float(change)`, `while error > tol`
+        in a solver's loop read it from the host buffer itself (no read-only view made)."""
+        buffer = self._node._bound
+        if buffer is None:
+            evaluate_arrays([self])
+            buffer = self._node._bound
+        if type(buffer) is np.ndarray:
+            return buffer.reshape(()) if buffer.ndim else buffer[()]
+        return self.numpy().reshape(())
 
     def __float__(self) -> float:
         return self._scalar(float)

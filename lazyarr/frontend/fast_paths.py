@@ -19,6 +19,8 @@ at import). The C file's header says what each path mirrors and how it stays saf
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .. import _flags
@@ -98,6 +100,15 @@ def install() -> None:
 # Reductions whose plain calls go through reduction_support.templated under their own name
 # (the key's first item): their namespace functions and Array methods get a C slot.
 _TEMPLATED_REDUCTIONS = ("sum", "prod", "mean", "max", "min", "amax", "amin")
+
+
+def restore(module: str, qualname: str):
+    """What `module` holds under `qualname`: how a FastSlot is unpickled (`pickle.dumps(la.max)`;
+    the slot stands where its Python function stood)."""
+    found = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
 
 
 def host_buffers(python_function):

@@ -776,3 +776,14 @@ def test_c_reductions_read_the_template_table():
         else:
             table[key] = saved
     np.testing.assert_array_equal(np.asarray(x.max(axis=1)), [3.0, 6.0])
+
+
+def test_c_slots_pickle_as_the_functions_they_stand_for():
+    """`la.max` is a C slot where its Python function stood: pickled (multiprocessing, dask),
+    it loads as what the namespace holds there, and computes the same."""
+    import pickle
+
+    x = la.asarray(np.arange(6.0).reshape(2, 3))
+    for function in (la.max, la.sum, la.amin, la.Array.mean):
+        loaded = pickle.loads(pickle.dumps(function))
+        np.testing.assert_array_equal(np.asarray(loaded(x, axis=1)), np.asarray(function(x, axis=1)))
