@@ -655,19 +655,30 @@ def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> l
     no computing (free to recompute: `_views_a_value`)."""
     kept = []
     nodes = graph.nodes
-    largest = None
     for position in graph.held:  # (the walk's candidates: interior nodes with a live holder)
         node = nodes[position]
         if (node._bound is not None or node.constant_only or position in graph.roots
                 or (node.op in _VIEW_OPS and _views_a_value(node)) or not keep(node)):
             continue
-        if largest is None:
-            largest = _largest_touched(graph)
-        if node.size <= largest:
+        if _touches_as_large(graph, node.size):
             kept.append(position)
             if len(kept) == _MOST_KEPT:
                 break
     return kept
+
+
+def _touches_as_large(graph: Linearized, size: int) -> bool:
+    """Whether an evaluation of `graph` reads (a leaf) or writes (a root) a value of at least
+    `size` elements: `size <= _largest_touched(graph)`, stopping at the first (usually the
+    first leaf: a loop's state, as large as what it keeps)."""
+    nodes = graph.nodes
+    for index in graph.leaf_positions:
+        if nodes[index].size >= size:
+            return True
+    for index in graph.roots:
+        if nodes[index].size >= size:
+            return True
+    return False
 
 
 def _views_a_value(node: Instruction) -> bool:
