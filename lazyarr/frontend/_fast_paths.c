@@ -620,7 +620,8 @@ add_holder(PyObject *node, PyObject *array)
     return 0;
 }
 
-/* --max_pending_depth (track_pending's budget), or -1 with an error. */
+/* --max_pending_depth (track_pending's budget: 0 for none, a negative one cuts at every op), or
+   -1 with an error set (callers test PyErr_Occurred: -1 is a budget too). */
 static Py_ssize_t
 pending_budget(void)
 {
@@ -629,9 +630,6 @@ pending_budget(void)
     Py_XDECREF(flags);
     Py_ssize_t limit = budget == NULL ? -1 : PyLong_AsSsize_t(budget);
     Py_XDECREF(budget);
-    if (limit < 0 && !PyErr_Occurred()) {
-        PyErr_SetString(PyExc_ValueError, "--max_pending_depth must not be negative");
-    }
     return limit;
 }
 
@@ -660,8 +658,8 @@ new_array(PyObject *node)
     if (depth == 0) {
         return array; /* (a leaf is never computed on the way) */
     }
-    Py_ssize_t limit;
-    if (add_holder(node, array) < 0 || (limit = pending_budget()) < 0) {
+    Py_ssize_t limit = 0;
+    if (add_holder(node, array) < 0 || ((limit = pending_budget()) == -1 && PyErr_Occurred())) {
         Py_DECREF(array);
         return NULL;
     }
@@ -1484,7 +1482,7 @@ record_setitem(PyObject *array, PyObject *key, PyObject *value)
         outcome = -1;
         goto done;
     }
-    if (limit > 0 && depth * 2 >= limit) {
+    if (limit != 0 && depth * 2 >= limit) {
         goto done; /* (track_pending may cut here: the Python path, which replays the same nodes) */
     }
     if (depth > 0 && add_holder(written, array) < 0) {

@@ -787,3 +787,26 @@ def test_c_slots_pickle_as_the_functions_they_stand_for():
     for function in (la.max, la.sum, la.amin, la.Array.mean):
         loaded = pickle.loads(pickle.dumps(function))
         np.testing.assert_array_equal(np.asarray(loaded(x, axis=1)), np.asarray(function(x, axis=1)))
+
+
+def test_c_paths_take_a_negative_pending_budget_as_python_does():
+    """--max_pending_depth=-1 (the flag parser takes it; track_pending cuts at every op): the C
+    recording and write paths run under it as the Python ones do, inside la.jit too (found by a
+    review: the C paths raised ValueError there)."""
+    import os
+    import subprocess
+
+    code = ("import numpy as np, lazyarr as la\n"
+            "@la.jit\n"
+            "def f(x):\n"
+            "    y = x * 2.0 + 1.0\n"
+            "    for i in range(3):\n"
+            "        y[1:3] = y[0:2] * 3.0\n"
+            "    return y\n"
+            "z = la.asarray(np.arange(4.0)) * 2.0\n"
+            "z[1:3] = z[0:2] + 1.0\n"
+            "print(np.asarray(f(la.asarray(np.arange(4.0)))).tolist(), np.asarray(z).tolist())\n")
+    printed = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "LAZYARR_FLAGS": flags}).stdout
+               for flags in ("--max_pending_depth=-1", "--max_pending_depth=-1 --c_extensions=false")]
+    assert printed[0] == printed[1] == "[1.0, 3.0, 9.0, 7.0] [0.0, 1.0, 3.0, 6.0]\n"
