@@ -13,8 +13,9 @@ here without that call, as decide takes them: a constant's that decide remembere
 nodes' own `_bound`, a bound NumPy view's (a C-contiguous one is a leaf; a strided one of
 bound operands is recomputed; `_recomputed_view`).
 
-The walk also lists the interior nodes some array may still hold (`_holder` a tuple, or a
-weak reference to a live array): the only candidates compile._kept_positions looks at.
+The walk also lists the interior nodes other than the outputs that some array may still hold
+(`_holder` a tuple, or a weak reference to a live array): the only candidates
+compile._kept_positions looks at.
 
 `configure(...)` hands over the Instruction class, its slot descriptors and the constant and
 parameter ops; compile.py chooses this walk or its Python twin (when the extension is not built).
@@ -267,7 +268,11 @@ walk(PyObject *module, PyObject *args)
             Entry top = stack.entries[--stack.count];
             PyObject *node = top.node; /* owned from here */
             if (top.expanded) {
-                int candidate = maybe_held(node);
+                int candidate = 1;
+                for (Py_ssize_t r = 0; r < root_count && candidate; r++) {
+                    candidate = PySequence_Fast_GET_ITEM(roots, r) != node; /* (an output: never kept) */
+                }
+                candidate = candidate ? maybe_held(node) : 0;
                 if (candidate > 0) {
                     PyObject *index = PyLong_FromSsize_t(PyList_GET_SIZE(nodes));
                     candidate = index == NULL || PyList_Append(held, index) < 0 ? -1 : 0;

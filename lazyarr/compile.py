@@ -45,8 +45,9 @@ class Linearized:
     positions). Equal signatures build equal modules, so the signature (with `roots`, the
     outputs' positions) keys an executable without building or renumbering anything.
 
-    `held` lists the positions of the interior nodes an array may still hold (a `_holder` tuple,
-    or a weak reference to a live array): the only ones _kept_positions looks at.
+    `held` lists the positions of the interior nodes other than the outputs that an array may
+    still hold (a `_holder` tuple, or a weak reference to a live array): the only ones
+    _kept_positions looks at.
     """
 
     __slots__ = ("nodes", "leaf_positions", "buffers", "signature", "roots", "held")
@@ -115,7 +116,8 @@ def python_linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lif
             if node is _OPERANDS_DONE:
                 node = pop()
                 holder = node._holder
-                if holder is not None and (type(holder) is tuple or holder() is not None):
+                if (holder is not None and (type(holder) is tuple or holder() is not None)
+                        and all(node is not output for output in outputs)):
                     held.append(len(nodes))
                 # `_identity` stands for `_local` (a small int for plain attributes: the key
                 # hashes and compares at once).
