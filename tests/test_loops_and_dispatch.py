@@ -579,7 +579,13 @@ def test_a_direct_call_gives_fresh_results_equal_to_the_stepwise_run(shape):
 
     results.append(function(*[strided(np.asarray(value, order="F")) for value in calls[0]]))
     entry = function._last[2]
-    assert entry._call.__name__ == "call" and entry._call is not entry.executable.run  # the direct call
+    closure = getattr(entry._call, "__wrapped__", entry._call)  # (the C DirectCall stands for the closure)
+    assert closure.__name__ == "call" and entry._call is not entry.executable.run  # the direct call
+    from lazyarr import _flags
+    from lazyarr.backends import cpu
+
+    if cpu._direct_call is not None and _flags.FLAGS.c_extensions:  # (where built: the C twin of the closure)
+        assert type(entry._call) is cpu._direct_call.DirectCall
     with la.profile() as trace:
         results.append(function(*[la.asarray(value) for value in calls[1]]))
     assert [event for event in trace.events if event.get("cat") == "execute"]  # spans: the stepwise run
@@ -589,3 +595,11 @@ def test_a_direct_call_gives_fresh_results_equal_to_the_stepwise_run(shape):
         np.testing.assert_array_equal(np.asarray(got), want)  # the same float32 ops as NumPy's, in order
     executable = entry.executable
     assert fastest_run(executable)([*calls[2]])[0] is not fastest_run(executable)([*calls[2]])[0]
+    direct = fastest_run(executable)
+    a, b, c = calls[2]
+    sizes_only = [value for value in entry.captured]  # (the placeholder sizes the signature captured)
+    if shape and shape[-1] > 1:  # strided arguments: converted as NumPy lays them out (the closure's path)
+        views = [np.ascontiguousarray(np.stack([value, value], axis=-1))[..., 0] for value in (a, b, c)]
+        np.testing.assert_array_equal(direct([*views, *sizes_only])[0], (a + b) * c - a)
+    with pytest.raises(ValueError, match="arguments expected"):  # never a slot left empty
+        direct([a, b])

@@ -43,6 +43,12 @@ from .kernel_sizes import canonical_sizes
 from .llvm import dispatch, threads, vector_math
 from .llvm.blas import gemm, is_native_dot, native_dot_refusal
 from .llvm.compile_workers import compile_objects, default_worker_count
+
+try:  # the optional C extension (setup.py): direct calls without Python steps
+    from . import _direct_call
+    _direct_call.configure(np.ndarray)
+except ImportError:  # built without a C compiler: the Python closure does it
+    _direct_call = None
 from .llvm.elemental import COMPILED_DTYPES, emit_refusal  # noqa: F401 (tests read COMPILED_DTYPES here)
 from .llvm.kernel import KernelBuilder, outer_extent
 from .llvm.math_table import cpu_math
@@ -288,6 +294,9 @@ class CpuExecutable:
     def _placed(self, arguments: Sequence[np.ndarray]) -> list:
         """A run's slots: the constants, and each argument in its parameter's slot as a
         C-contiguous array (a list: native dispatch reads it, llvm/dispatch.py)."""
+        if len(arguments) != len(self.parameter_slots):  # (a slot left empty would be read as an array)
+            raise ValueError(f"{self.module.name}: {len(self.parameter_slots)} arguments expected, "
+                             f"got {len(arguments)}")
         slots = self.blank_slots.copy()
         for slot, argument in zip(self.parameter_slots, arguments):
             if type(argument) is not _NDARRAY or not argument.flags.c_contiguous:  # (the usual case: as is)
@@ -322,7 +331,12 @@ class CpuExecutable:
             return [slots[slot] for slot in output_slots]
 
         call.keep = keep  # (the sized program and size vectors the address points into)
-        return call
+        if _direct_call is None or not _flags.FLAGS.c_extensions:
+            return call
+        # The same steps in C (`_direct_call.c`), the closure for every other case: ~1.5 us less a call.
+        return _direct_call.DirectCall(
+            list(self.blank_slots), tuple(self.parameter_slots), tuple(tuple(entry) for entry in allocations),
+            tuple(output_slots), address, ctypes.cast(dispatch_run, ctypes.c_void_p).value, keep, call, _profiler)
 
     def describe_steps(self) -> str:
         """One line per step, in order: what it runs and on how many threads (`la.explain`)."""
