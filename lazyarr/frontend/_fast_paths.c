@@ -1425,8 +1425,8 @@ record_matmul(PyObject *x1, PyObject *x2)
    pending array `value` (an evaluated one may be written in place: element_writes) into an array
    (both exactly the class) that is no view and has no live view, with a plain view key whose write
    on these shapes and dtypes indexing.setitem noted in SETITEM_TEMPLATES, where the written node
-   leaves no loop cut due (track_pending would return at once). 1: done; 0: the Python path
-   decides (nothing changed); -1: an error. */
+   leaves no loop cut due (a deep one is noted for later cuts, as track_pending notes it). 1: done;
+   0: the Python path decides (nothing changed); -1: an error. */
 static int
 record_setitem(PyObject *array, PyObject *key, PyObject *value)
 {
@@ -1482,7 +1482,7 @@ record_setitem(PyObject *array, PyObject *key, PyObject *value)
         outcome = -1;
         goto done;
     }
-    if (limit != 0 && depth * 2 >= limit) {
+    if (limit != 0 && depth * 2 >= limit && (limit < 0 || depth >= limit)) {
         goto done; /* (track_pending may cut here: the Python path, which replays the same nodes) */
     }
     if (depth > 0 && add_holder(written, array) < 0) {
@@ -1495,6 +1495,15 @@ record_setitem(PyObject *array, PyObject *key, PyObject *value)
     }
     set_slot(array, node_offset, written);
     outcome = 1;
+    if (limit > 0 && depth * 2 >= limit) { /* deep, not yet due: noted for loop cuts as track_pending notes it */
+        int noted = note_pending(array);
+        if (noted == 0) { /* (the table is due for pruning: track_pending does it) */
+            PyObject *tracked = PyObject_CallFunctionObjArgs(recording.track_pending, array, Py_True, NULL);
+            noted = tracked == NULL ? -1 : 1;
+            Py_XDECREF(tracked);
+        }
+        outcome = noted < 0 ? -1 : 1;
+    }
 done:
     Py_XDECREF(written);
     Py_DECREF(node);

@@ -810,3 +810,37 @@ def test_c_paths_take_a_negative_pending_budget_as_python_does():
                               env={**os.environ, "LAZYARR_FLAGS": flags}).stdout
                for flags in ("--max_pending_depth=-1", "--max_pending_depth=-1 --c_extensions=false")]
     assert printed[0] == printed[1] == "[1.0, 3.0, 9.0, 7.0] [0.0, 1.0, 3.0, 6.0]\n"
+
+
+def test_c_writes_note_deep_arrays_for_loop_cuts_as_track_pending_does():
+    """A write through the C slot that leaves its array deep but short of a cut (depth from half
+    --max_pending_depth) notes it among the pending arrays, as track_pending does for a write;
+    at the budget the Python path takes it and cuts. The same noted arrays and values both ways."""
+    from lazyarr import _flags
+    from lazyarr.frontend import methods
+
+    flags = _flags.FLAGS
+    _flags.with_overrides(max_pending_depth=64)
+    try:
+        noted, values = {}, {}
+        for path in ("c", "python"):
+            array_module._PENDING.arrays.clear()
+            array_module._PENDING.prune_at = 1 << 20
+            u = la.asarray(np.arange(6.0)) + 0.0
+            depths = []
+            for _ in range(40):  # each write two ops deeper: noted from depth 32, cut at 64
+                if path == "c":
+                    u[1:-1] = u[:-2] * 0.5
+                else:
+                    methods._setitem(u, slice(1, -1), u[:-2] * 0.5)
+                depths.append(u._node.depth)
+                if 32 <= u._node.depth < 64:  # deep, not cut: noted
+                    assert id(u) in array_module._PENDING.arrays
+            noted[path] = depths
+            values[path] = np.asarray(u)
+        assert noted["c"] == noted["python"] and max(noted["c"]) < 64 + 32
+        np.testing.assert_array_equal(values["c"], values["python"])
+    finally:
+        _flags.FLAGS = flags
+        array_module._PENDING.arrays.clear()
+        array_module._PENDING.prune_at = 64
