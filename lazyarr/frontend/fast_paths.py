@@ -6,7 +6,10 @@ call's arguments each cost from a few hundred nanoseconds to a few microseconds 
 (frames, attribute reads, objects): more than NumPy's whole op on small arrays. The C extension
 does their common case and nothing else, calling the Python for every other case:
 
-- FastSlots in place of the Array operators, `Array.__getitem__` and the Element conversions;
+- FastSlots in place of the Array operators, `Array.__getitem__`, `__setitem__` (a plain key's
+  write, from indexing's SETITEM_TEMPLATES), `__matmul__`, the templated reductions (methods and
+  namespace functions: `x.max(axis=-1, keepdims=True)`) and the Element conversions; they pickle
+  as the functions they stand for (`restore`);
 - `record_binary` / `record_unary` in place of direct_recording's (elementwise ops on a
   signature seen before);
 - `replay` and the intern table's sweep for hlo.instruction;
