@@ -222,6 +222,9 @@ def holders_with(holder, reference) -> tuple:
 
 
 _MOST_HOLDERS = 4
+# Evaluations numpy() tries before it gives up on an array that code run meanwhile (a finalizer
+# of a collection inside the evaluation) keeps giving a new pending value.
+_EVALUATION_TRIES = 4
 
 
 def _keep_held(held: list) -> None:
@@ -432,10 +435,22 @@ class Array:
 
     def numpy(self) -> np.ndarray:
         """The value as a read-only NumPy array (copied to the host from a device)."""
-        buffer = self._node._bound
-        if buffer is None:
+        node = self._node
+        buffer = node._bound
+        for _ in range(_EVALUATION_TRIES):
+            if buffer is not None:
+                break
             evaluate_arrays([self])
-            buffer = self._node._bound
+            # The value of the node asked about (evaluation binds it), even if code run meanwhile
+            # (a finalizer of a collection inside the evaluation) gave the array a new pending
+            # value; else the array's own (a function of constants is not bound: its leaf is).
+            buffer = node._bound
+            if buffer is None:
+                node = self._node
+                buffer = node._bound
+        else:
+            raise RuntimeError("the array was given a new pending value each time it was evaluated "
+                               "(by code run during its evaluation: a finalizer writing it?)")
         if type(buffer) is not np.ndarray:
             return host_copy(buffer)
         view = buffer.view()

@@ -5,6 +5,7 @@ import gc
 import sys
 
 import numpy as np
+import pytest
 
 import lazyarr as la
 from lazyarr import _flags
@@ -37,3 +38,29 @@ def test_a_recorded_chain_is_evaluated_in_pieces_of_bounded_depth():
         x = x + 1 if step % 2 else x * 1
     assert x._node.depth <= _flags.FLAGS.max_pending_depth
     np.testing.assert_array_equal(np.asarray(x), np.full(3, 5_000, np.float32))
+
+
+def test_numpy_of_an_array_rebound_while_it_evaluates(monkeypatch):
+    """Code run inside an evaluation (a finalizer of a collection an allocation triggers) may give
+    the array a new pending value: np.asarray returns the value it had when asked (the node it
+    evaluated is bound), not a TypeError about a None buffer (found by a review's GC stress); an
+    array rebound before every evaluation raises a clear RuntimeError after a few tries."""
+    from lazyarr.frontend import array as array_module
+
+    evaluate = array_module.evaluate_arrays
+
+    def then_rebound(arrays, **options):  # the evaluation, then a write to the array meanwhile
+        evaluate(arrays, **options)
+        arrays[0]._node = (arrays[0] * 3.0)._node
+
+    a = la.asarray(np.arange(4.0)) + 1.0
+    monkeypatch.setattr(array_module, "evaluate_arrays", then_rebound)
+    np.testing.assert_array_equal(a.numpy(), [1.0, 2.0, 3.0, 4.0])
+
+    def rebound_first(arrays, **options):  # a write before each evaluation: never a stable value
+        arrays[0]._node = (arrays[0] + 1.0)._node
+
+    b = la.asarray(np.arange(4.0)) + 1.0
+    monkeypatch.setattr(array_module, "evaluate_arrays", rebound_first)
+    with pytest.raises(RuntimeError, match="new pending value each time"):
+        b.numpy()
