@@ -599,8 +599,7 @@ def evaluate_keeping_one(output: Instruction, keep: Callable[[Instruction], bool
     """evaluate_graph_keeping([output], bound_buffer, keep) as (its buffer, held), in the fewest
     Python steps: a program's own evaluation of one array (`float(change)` every iteration of a
     solver, `np.asarray(x)`), whose bookkeeping is most of its cost once the executable is
-    cached. The general path wherever the flags changed, a profile records, or the executable
-    is not cached yet."""
+    cached. The general path wherever the flags changed or a profile records."""
     if _flags.FLAGS is not _plans_flags or _profiler._ACTIVE is not None:
         (result,), held = evaluate_graph_keeping([output], _BOUND_BUFFER, keep)
         return result, held
@@ -608,12 +607,7 @@ def evaluate_keeping_one(output: Instruction, keep: Callable[[Instruction], bool
     kept = _kept_positions(graph, keep) if graph.held else None
     if kept:
         graph.roots += tuple(kept)
-    plan = _PLANS.get((graph.signature, graph.roots))
-    if plan is None:
-        results = _run_graph(graph, _BOUND_BUFFER)
-    else:
-        _INFO.hits += 1
-        results = plan[2](graph.buffers)
+    results = _run_graph(graph, _BOUND_BUFFER)
     if not kept:
         return results[0], ()
     nodes = graph.nodes
