@@ -399,6 +399,17 @@ def test_repeated_evaluations_hit_the_plan_cache_with_new_scalars_and_sizes():
         np.testing.assert_allclose(got, expected, rtol=2e-6)  # float32 exp: within 2 ULPs
 
 
+def test_new_numpy_scalars_are_runtime_values_not_new_compiles():
+    """`x * np.float32(t)` with a new t each iteration (a value read from a NumPy array, a
+    NumPy constant): a constant of the scalar's own dtype, lifted as Python scalars are."""
+    values = np.linspace(-1, 1, 64, dtype=np.float32)
+    x = la.asarray(values)
+    for scale in (0.25, 0.75, 1.75, -2.5):
+        got = np.asarray(x * np.float32(scale) - np.float32(scale) * x * x)
+        np.testing.assert_array_equal(got, values * np.float32(scale) - np.float32(scale) * values * values)
+    assert la.cache_info().misses == 1
+
+
 def test_a_kernel_is_compiled_once_whatever_its_modules_number_its_sizes():
     a = la.asarray(np.ones(7, np.float32))
     b = la.asarray(np.ones((3, 5), np.float32))

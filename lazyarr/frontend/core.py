@@ -101,8 +101,9 @@ def scalar_constant(value, dtype) -> Instruction:
         # Keyed by the bits: -0.0 and 0.0 (equal) and NaNs of either sign stay distinct.
         bits = struct.pack("<2d", value.real, value.imag)
         return _python_scalar_constant(kind, bits, dtype)
-    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
-        return _numpy_scalar_constant(value.dtype, value.tobytes(), dtype)  # a count in `mean`
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        # a count in `mean`; a NumPy scalar operand (elementwise.numpy_scalar_operand)
+        return _numpy_scalar_constant(value.dtype, value.tobytes(), dtype)
     return constant(np.asarray(value).astype(dtype))
 
 

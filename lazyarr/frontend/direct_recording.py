@@ -20,7 +20,7 @@ import numpy as np
 from .. import dtypes
 from ..hlo import Instruction, chain_templates, make_like, make_through, node_template
 from .array import Array
-from .core import broadcast_to, scalar_constant
+from .core import broadcast_to, convert, scalar_constant
 
 # (name, then per operand: an array's dtype and shape, or a weak scalar's type) -> how `apply`
 # built the result, where it made one node of the operands' nodes: the node's template
@@ -114,7 +114,8 @@ def broadcast_constant(node: Instruction, shape: tuple[int, ...]) -> Instruction
 
 def remember(name, ufunc, operands, nodes, result) -> None:
     """Enter in DIRECT how elementwise.apply just built `result`, when it was one node of the
-    operands' nodes: an array as it is or broadcast, a Python int or float as its constant."""
+    operands' nodes: an array as it is, converted and/or broadcast, a Python int or float as its
+    constant."""
     # An integer power checks its exponent's sign at every call (apply): not a direct path.
     if (ufunc is np.power and not dtypes.is_inexact(result.dtype)) or result.operands != tuple(nodes) \
             or len(DIRECT) >= 4096:
@@ -129,13 +130,14 @@ def remember(name, ufunc, operands, nodes, result) -> None:
         if kind is Array:
             if value._node is node:
                 specs.append(None)
-            elif value.dtype == node.dtype and broadcast_to(value._node, node.shape) is node:
+            elif broadcast_to(convert(value._node, node.dtype), node.shape) is node:
+                # converted and/or broadcast (`int_array * 0.5`, `float32 + float64`), as prepare does
                 chain = chain_templates(node, value._node)
                 if chain is None:
                     return
                 specs.append(chain)
             else:
-                return  # converted
+                return
             key += (value.dtype, value.shape)
         elif kind in _DIRECT_SCALARS:
             scalar = node.operands[0] if node.shape else node

@@ -727,3 +727,7 @@ def test_power_by_a_scalar_takes_numpys_fast_paths(data, dtype):
         assert_identical(np.asarray(lazy ** exponent), values ** exponent)
         if dtype in (np.float32, np.float64) and exponent in (-1, 0.5):  # np.power's own scalar paths
             assert_identical(np.asarray(la.power(lazy, exponent)), np.power(values, exponent))
+        if dtype in (np.float32, np.float64) and exponent in (-1, 0.5):
+            scalar = dtype.type(exponent)  # a NumPy scalar of these values: NumPy's same loops
+            assert_identical(np.asarray(lazy ** scalar), values ** scalar)
+            assert_identical(np.asarray(la.power(lazy, scalar)), np.power(values, scalar))
