@@ -84,6 +84,10 @@ def getitem(array, key) -> Array:
                     if NOTING_VIEW_CHAINS[0]:
                         _note_view_chain(array._node, key, recipe)
                     return _view_of_evaluated(array, buffer[key], recipe)
+    elif kind is Array and type(array) is Array and key._node.dtype.kind in "iu":
+        selected = _replayed_gather(array, key)  # hot: `centres[labels]` with lazy integer indices
+        if selected is not None:
+            return selected
     if isinstance(array, Array) and (type(key) is int or _is_plain_basic(key)):
         return _basic_getitem(array, key)
     if type(key) is Array and type(array) is Array and key.ndim and dtypes.is_bool(key.dtype):
@@ -94,10 +98,14 @@ def getitem(array, key) -> Array:
         selected = _host_integer_selection(array, key)  # `x[[0, 2]]`, `x[indices]` of an evaluated x
         if selected is not None:
             return selected
+    elif kind is tuple and type(array) is Array:
+        selected = _replayed_gather(array, key)  # `x[:, indices]` with lazy integer indices
+        if selected is not None:
+            return selected
     array = as_array(array, where="__getitem__")
     plan = parse_key(array.shape, key)
     if plan.is_advanced:
-        return wrap(_reshaped(_gather(_basic_slices(array._node, plan), plan), plan.result_shape()))
+        return wrap(_advanced_read(array._node, plan))
     if not _is_view(plan):  # integers for every axis: NumPy returns a scalar, a copy
         return wrap(_read_basic(array._node, plan))
     return make_view(array, lambda base: _read_basic(base, plan), lambda base, value: _written(base, plan, value),
@@ -329,6 +337,54 @@ def _view_of_evaluated(array: Array, value: np.ndarray, recipe: BasicKey) -> Arr
         value.setflags(write=False)
         bind(node, value)
     return make_view(array, recipe.read, recipe.write, node=node, layout=recipe.layout)
+
+
+def _advanced_read(node: Instruction, plan: IndexPlan) -> Instruction:
+    return _reshaped(_gather(_basic_slices(node, plan), plan), plan.result_shape())
+
+
+# (the array's shape and dtype, then per key part: a lazy index's shape and dtype, a slice's
+# bounds, an int, None or Ellipsis) -> the template of the read (_replayed_gather).
+_GATHERS = Templates()
+
+
+def _replayed_gather(array: Array, key) -> Array | None:
+    """`array[key]` for a key of lazy integer arrays with ints, int-bounded slices, None and
+    Ellipsis beside them, replayed from its graph template: the read's nodes depend only on the
+    shapes and dtypes of the array and the indices and on the rest of the key (a lazy index is
+    not checked against the array's bounds before it runs), so a loop's `centres[labels]` is
+    parsed and lowered once (~36 -> ~3 us). None for any other key (masks have a shape from
+    their data; NumPy index arrays are checked as they are read)."""
+    parts = key if type(key) is tuple else (key,)
+    signature = [array._node.shape, array._node.dtype]
+    indices = []
+    for part in parts:
+        kind = type(part)
+        if kind is Array:
+            node = part._node
+            if node.dtype.kind not in "iu":
+                return None
+            signature.append((node.shape, node.dtype))
+            indices.append(node)
+        elif kind is slice:
+            bounds = (part.start, part.stop, part.step)
+            for bound in bounds:
+                if bound is not None and type(bound) is not int:
+                    return None
+            signature.append(bounds)
+        elif kind is int or part is None or part is Ellipsis:
+            signature.append(part)
+        else:
+            return None
+    if not indices:
+        return None
+
+    def build(base: Instruction, *index_nodes: Instruction) -> Instruction:
+        nodes = iter(index_nodes)
+        rebuilt = tuple(Array(next(nodes)) if type(part) is Array else part for part in parts)
+        return _advanced_read(base, parse_key(base.shape, rebuilt if type(key) is tuple else rebuilt[0]))
+
+    return Array(_GATHERS.build(tuple(signature), build, array._node, *indices))
 
 
 def _is_view(plan: IndexPlan) -> bool:

@@ -15,6 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import lazyarr as la
 from lazyarr.frontend.array import Array
+from lazyarr.frontend import indexing
 from lazyarr.frontend.core import as_array
 from lazyarr.frontend.indexing import (
     compress,
@@ -560,3 +561,36 @@ def test_compress_and_ix_match_numpy():
     assert_same(getitem(as_array(values), (rows, columns)), values[np.ix_([2, 0], [True, False, True, True])])
     with pytest.raises(ValueError, match="Cross index must be 1 dimensional"):
         ix_([[1]])
+
+
+@given(array_and_key(advanced_keys), st.data())
+def test_lazy_integer_indices_replay_the_general_paths_read(case, data):
+    """`x[key]` with lazy integer indices is replayed from a template after its first call
+    (indexing._replayed_gather): a second call with other index values of the same shapes and
+    dtypes (the first's shuffled) makes the node the general path makes, and both read as NumPy."""
+    values, key = case
+    parts = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(part, (list, np.ndarray, Array)) for part in parts):
+        return  # (True,): no axis to index
+    dtype = data.draw(st.sampled_from([np.int64, np.int32, np.int16, np.int8]))
+    x = as_array(values)
+    keys = []
+    for _ in range(2):  # the first call records the template, the second replays it
+        built = []
+        for part in parts:
+            if isinstance(part, (list, np.ndarray, Array)):
+                index = np.asarray(part).astype(dtype)
+                order = data.draw(st.permutations(range(index.size)))
+                built.append(index.reshape(-1)[list(order)].reshape(index.shape))
+            else:
+                built.append(part)
+        keys.append(tuple(built))
+    results = []
+    for numpy_key in keys:
+        lazy_key = tuple(as_array(part) if isinstance(part, np.ndarray) else part for part in numpy_key)
+        results.append((getitem(x, lazy_key), values[numpy_key], lazy_key))
+    replayed, _, lazy_key = results[1]
+    general = indexing._advanced_read(x._node, indexing.parse_key(x.shape, lazy_key))
+    assert replayed._node is general  # (before evaluation binds the result to a leaf)
+    for got, expected, _ in results:
+        assert_same(got, expected)
