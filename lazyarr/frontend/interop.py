@@ -52,6 +52,14 @@ def _write_out(result, out):
     return out if isinstance(out, tuple) and len(out) > 1 else targets[0]
 
 
+# NumPy's own two-operand ufuncs (the objects, not their names: another library's ufunc of
+# the same name has other semantics) -> the elementwise function of that name.
+_OWN_BINARY_UFUNCS = {
+    ufunc: ufunc.__name__ for ufunc, _ in elementwise.UFUNCS.values()
+    if ufunc.nin == 2 and ufunc.__name__ in elementwise.UFUNCS and getattr(np, ufunc.__name__, None) is ufunc
+}
+
+
 def _lazy_ufunc_call(ufunc, method, inputs, kwargs):
     """The lazy equivalent of `getattr(ufunc, method)(*inputs, **kwargs)`, or None. Only NumPy's
     own ufuncs: another library's of the same name (`scipy.special.log1p` keeps float64 for
@@ -81,6 +89,13 @@ def _lazy_ufunc_call(ufunc, method, inputs, kwargs):
 
 
 def array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
+    if method == "__call__" and out is None and not kwargs and len(inputs) == 2:
+        name = _OWN_BINARY_UFUNCS.get(ufunc)
+        if name is not None:  # hot: `np.float32(0.1) * x`, `np.add(x, y)` (a NumPy scalar's operator lands here)
+            try:
+                return elementwise.binary(name, *inputs)
+            except NotImplementedError:
+                pass  # NumPy answers below, eagerly
     name = ufunc.__name__
     if method == "at" and name in elementwise.UFUNCS and not kwargs and getattr(np, name, None) is ufunc:
         # in place on the lazy (or NumPy) first operand; NumPy's own at would update a copy
