@@ -13,8 +13,11 @@ here without that call, as decide takes them: a constant's that decide remembere
 nodes' own `_bound`, a bound NumPy view's (a C-contiguous one is a leaf; a strided one of
 bound operands is recomputed; `_recomputed_view`).
 
-The walk also lists the interior nodes other than the outputs that some array may still hold
-(`_holder` a tuple, or a weak reference to a live array): the only candidates
+The walk also lists the interior nodes other than the outputs that something outside the
+walked graph references (`shared`, with the number of such references: their reference count
+beyond what the graph's own users and the walk hold): an array holding the node, or, in a
+loop, a pending node the program will evaluate later (`w` before `w = w - lr * g`, when the
+program evaluates a loss read from that `w`). They are the only candidates
 compile._kept_positions looks at.
 
 `configure(...)` hands over the Instruction class, its slot descriptors and the constant and
@@ -24,7 +27,7 @@ parameter ops; compile.py chooses this walk or its Python twin (when the extensi
 
 static PyTypeObject *instruction_type;
 static Py_ssize_t operands_offset, identity_offset, bound_offset, op_offset, shape_offset, dtype_offset;
-static Py_ssize_t holder_offset, lifted_offset;
+static Py_ssize_t lifted_offset;
 static PyObject *constant_op, *parameter_op;
 static PyTypeObject *ndarray_type;
 static PyObject *configured; /* configure's arguments: keeps what the pointers above borrow alive */
@@ -200,36 +203,68 @@ leaf_buffer(PyObject *node, PyObject *bound, PyObject *decide, int lift_scalars,
     return decided;
 }
 
-/* Whether an interior node may be held by an array (compile._kept_positions' candidates):
-   `_holder` a tuple, or a weak reference whose array is alive; -1 on error. */
-static int
-maybe_held(PyObject *node)
+/* (position, references) of the interior nodes other than the outputs referenced from outside
+   the walked graph: their references beyond those the graph's users' operand tuples hold and
+   the walk's own two (`nodes` and `positions`). NULL with an error set on failure. */
+static PyObject *
+shared_positions(PyObject *nodes, PyObject *leaves, PyObject *signature, PyObject *root_positions)
 {
-    PyObject *holder = SLOT(node, holder_offset);
-    if (holder == NULL || holder == Py_None) {
-        return 0;
+    Py_ssize_t count = PyList_GET_SIZE(nodes);
+    Py_ssize_t *users = PyMem_Calloc(count ? count : 1, sizeof(Py_ssize_t));
+    char *skipped = PyMem_Calloc(count ? count : 1, 1); /* leaves and outputs */
+    PyObject *shared = users == NULL || skipped == NULL ? NULL : PyList_New(0);
+    if (shared == NULL) {
+        PyMem_Free(users);
+        PyMem_Free(skipped);
+        return users == NULL || skipped == NULL ? PyErr_NoMemory() : NULL;
     }
-    if (PyTuple_Check(holder)) {
-        return 1;
-    }
-    if (PyWeakref_CheckRef(holder)) {
-#if PY_VERSION_HEX >= 0x030D0000 /* (PyWeakref_GET_OBJECT is deprecated from 3.13) */
-        PyObject *array;
-        if (PyWeakref_GetRef(holder, &array) < 0) {
-            return -1;
+    PyObject *marked[2] = {leaves, root_positions};
+    for (int m = 0; m < 2; m++) {
+        PyObject *sequence = marked[m];
+        Py_ssize_t size = PySequence_Fast_GET_SIZE(sequence);
+        for (Py_ssize_t i = 0; i < size; i++) {
+            Py_ssize_t position = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(sequence, i));
+            if (position < 0 || position >= count) {
+                goto failed;
+            }
+            skipped[position] = 1;
         }
-        Py_XDECREF(array);
-        return array != NULL;
-#else
-        return PyWeakref_GET_OBJECT(holder) != Py_None;
-#endif
     }
-    PyObject *held = PyObject_CallNoArgs(holder);
-    if (held == NULL) {
-        return -1;
+    for (Py_ssize_t position = 0; position < count; position++) {
+        PyObject *entry = PyList_GET_ITEM(signature, position);
+        if (PyTuple_GET_SIZE(entry) == 3 && PyType_Check(PyTuple_GET_ITEM(entry, 2))) {
+            continue; /* a leaf's (shape, dtype, buffer type) */
+        }
+        for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(entry); i++) {
+            Py_ssize_t operand = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, i));
+            if (operand < 0 || operand >= count) {
+                goto failed;
+            }
+            users[operand]++;
+        }
     }
-    Py_DECREF(held);
-    return held != Py_None;
+    for (Py_ssize_t position = 0; position < count; position++) {
+        Py_ssize_t outside = Py_REFCNT(PyList_GET_ITEM(nodes, position)) - users[position] - 2;
+        if (!skipped[position] && outside > 0) {
+            PyObject *pair = Py_BuildValue("(nn)", position, outside);
+            int appended = pair == NULL ? -1 : PyList_Append(shared, pair);
+            Py_XDECREF(pair);
+            if (appended < 0) {
+                goto failed;
+            }
+        }
+    }
+    PyMem_Free(users);
+    PyMem_Free(skipped);
+    return shared;
+failed:
+    if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_SystemError, "walk: a position out of range");
+    }
+    PyMem_Free(users);
+    PyMem_Free(skipped);
+    Py_DECREF(shared);
+    return NULL;
 }
 
 static PyObject *
@@ -249,9 +284,9 @@ walk(PyObject *module, PyObject *args)
         return NULL;
     }
     PyObject *positions = PyDict_New(), *nodes = PyList_New(0), *leaves = PyList_New(0);
-    PyObject *buffers = PyList_New(0), *signature = PyList_New(0), *held = PyList_New(0), *result = NULL;
+    PyObject *buffers = PyList_New(0), *signature = PyList_New(0), *result = NULL;
     Stack stack = {NULL, 0, 0};
-    if (positions == NULL || nodes == NULL || leaves == NULL || buffers == NULL || signature == NULL || held == NULL) {
+    if (positions == NULL || nodes == NULL || leaves == NULL || buffers == NULL || signature == NULL) {
         goto done;
     }
     Py_ssize_t root_count = PySequence_Fast_GET_SIZE(roots);
@@ -268,17 +303,7 @@ walk(PyObject *module, PyObject *args)
             Entry top = stack.entries[--stack.count];
             PyObject *node = top.node; /* owned from here */
             if (top.expanded) {
-                int candidate = 1;
-                for (Py_ssize_t r = 0; r < root_count && candidate; r++) {
-                    candidate = PySequence_Fast_GET_ITEM(roots, r) != node; /* (an output: never kept) */
-                }
-                candidate = candidate ? maybe_held(node) : 0;
-                if (candidate > 0) {
-                    PyObject *index = PyLong_FromSsize_t(PyList_GET_SIZE(nodes));
-                    candidate = index == NULL || PyList_Append(held, index) < 0 ? -1 : 0;
-                    Py_XDECREF(index);
-                }
-                PyObject *entry = candidate < 0 ? NULL : interior_entry(node, positions);
+                PyObject *entry = interior_entry(node, positions);
                 int failed = entry == NULL || PyList_Append(signature, entry) < 0 || place(node, positions, nodes) < 0;
                 Py_XDECREF(entry);
                 Py_DECREF(node);
@@ -364,14 +389,18 @@ walk(PyObject *module, PyObject *args)
         }
         PyTuple_SET_ITEM(root_positions, r, Py_NewRef(position));
     }
-    PyObject *signature_tuple = PyList_AsTuple(signature);
+    /* (counted while `positions` still holds every node: the walk's second reference) */
+    PyObject *shared = shared_positions(nodes, leaves, signature, root_positions);
+    PyObject *signature_tuple = shared == NULL ? NULL : PyList_AsTuple(signature);
     if (signature_tuple == NULL) {
+        Py_XDECREF(shared);
         Py_DECREF(root_positions);
         goto done;
     }
-    result = PyTuple_Pack(6, nodes, leaves, buffers, signature_tuple, root_positions, held);
+    result = PyTuple_Pack(6, nodes, leaves, buffers, signature_tuple, root_positions, shared);
     Py_DECREF(signature_tuple);
     Py_DECREF(root_positions);
+    Py_DECREF(shared);
 done:
     clear_stack(&stack);
     Py_DECREF(roots);
@@ -380,7 +409,6 @@ done:
     Py_XDECREF(leaves);
     Py_XDECREF(buffers);
     Py_XDECREF(signature);
-    Py_XDECREF(held);
     return result;
 }
 
@@ -388,21 +416,20 @@ done:
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *instruction, *operands, *identity, *bound, *op, *shape, *dtype, *holder, *lifted, *constant, *parameter;
+    PyObject *instruction, *operands, *identity, *bound, *op, *shape, *dtype, *lifted, *constant, *parameter;
     PyObject *ndarray;
-    if (!PyArg_ParseTuple(args, "O!OOOOOOOOOOO!:configure", &PyType_Type, &instruction, &operands, &identity, &bound,
-                          &op, &shape, &dtype, &holder, &lifted, &constant, &parameter, &PyType_Type, &ndarray)) {
+    if (!PyArg_ParseTuple(args, "O!OOOOOOOOOO!:configure", &PyType_Type, &instruction, &operands, &identity, &bound,
+                          &op, &shape, &dtype, &lifted, &constant, &parameter, &PyType_Type, &ndarray)) {
         return NULL;
     }
-    Py_ssize_t offsets[8];
+    Py_ssize_t offsets[7];
     if (slot_offset(operands, "the operands slot", &offsets[0]) < 0
         || slot_offset(identity, "the _identity slot", &offsets[1]) < 0
         || slot_offset(bound, "the _bound slot", &offsets[2]) < 0
         || slot_offset(op, "the op slot", &offsets[3]) < 0
         || slot_offset(shape, "the shape slot", &offsets[4]) < 0
         || slot_offset(dtype, "the dtype slot", &offsets[5]) < 0
-        || slot_offset(holder, "the _holder slot", &offsets[6]) < 0
-        || slot_offset(lifted, "the _lifted slot", &offsets[7]) < 0) {
+        || slot_offset(lifted, "the _lifted slot", &offsets[6]) < 0) {
         return NULL;
     }
     Py_XSETREF(configured, Py_NewRef(args));
@@ -413,8 +440,7 @@ configure(PyObject *module, PyObject *args)
     op_offset = offsets[3];
     shape_offset = offsets[4];
     dtype_offset = offsets[5];
-    holder_offset = offsets[6];
-    lifted_offset = offsets[7];
+    lifted_offset = offsets[6];
     constant_op = constant;
     parameter_op = parameter;
     ndarray_type = (PyTypeObject *)ndarray;
@@ -424,10 +450,10 @@ configure(PyObject *module, PyObject *args)
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(instruction_class, operands_slot, identity_slot, bound_slot, op_slot, shape_slot, "
-               "dtype_slot, holder_slot, lifted_slot, constant_op, parameter_op, ndarray)")},
+               "dtype_slot, lifted_slot, constant_op, parameter_op, ndarray)")},
     {"walk", walk, METH_VARARGS,
      PyDoc_STR("walk(outputs, bound, decide, lift_scalars) -> (nodes, leaf_positions, buffers, signature, roots, "
-               "held): "
+               "shared): "
                "compile.linearize's walk (bound None: the nodes' own _bound field)")},
     {NULL},
 };

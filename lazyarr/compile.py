@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -45,16 +46,17 @@ class Linearized:
     positions). Equal signatures build equal modules, so the signature (with `roots`, the
     outputs' positions) keys an executable without building or renumbering anything.
 
-    `held` lists the positions of the interior nodes other than the outputs that an array may
-    still hold (a `_holder` tuple, or a weak reference to a live array): the only ones
-    _kept_positions looks at.
+    `shared` lists (position, references) of the interior nodes other than the outputs that
+    something outside the graph references (references beyond those its users in the graph
+    hold): an array holding it, or, in a loop, a pending node the program evaluates later. The
+    only ones _kept_positions looks at.
     """
 
-    __slots__ = ("nodes", "leaf_positions", "buffers", "signature", "roots", "held")
+    __slots__ = ("nodes", "leaf_positions", "buffers", "signature", "roots", "shared")
 
-    def __init__(self, nodes, leaf_positions, buffers, signature, roots, held):
+    def __init__(self, nodes, leaf_positions, buffers, signature, roots, shared):
         self.nodes, self.leaf_positions, self.buffers = nodes, leaf_positions, buffers
-        self.signature, self.roots, self.held = signature, roots, held
+        self.signature, self.roots, self.shared = signature, roots, shared
 
 
 def linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scalars: bool = True,
@@ -98,13 +100,41 @@ def _leaf_decision(node: Instruction, buffer, bound: BufferLookup, lift_constant
 def python_linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lift_scalars: bool = True,
                      lift_constants: bool = False) -> Linearized:
     """linearize's walk in Python (where the C extension is not built; its reference in tests)."""
+    graph = _python_walk(outputs, bound, lift_scalars, lift_constants)
+    graph.shared = _shared_positions(graph)  # (the walk's frame gone: its locals hold no node)
+    return graph
+
+
+def _shared_positions(graph: Linearized) -> list[tuple[int, int]]:
+    """(position, references) of the interior nodes other than outputs referenced from outside
+    the graph: their references beyond their users' in it, the graph's node list and
+    getrefcount's argument (the C walk counts its own two: its list and dict)."""
+    leaves = set(graph.leaf_positions)
+    users = [0] * len(graph.nodes)
+    for position, entry in enumerate(graph.signature):
+        if position not in leaves:
+            for operand in entry[1:]:
+                users[operand] += 1
+    skipped = leaves.union(graph.roots)
+    nodes = graph.nodes
+    shared = []
+    for position in range(len(nodes)):  # (no loop variable holds a node)
+        outside = _refcount(nodes[position]) - users[position] - 2
+        if outside > 0 and position not in skipped:
+            shared.append((position, outside))
+    return shared
+
+
+_refcount = sys.getrefcount
+
+
+def _python_walk(outputs, bound, lift_scalars, lift_constants) -> Linearized:
     # Keyed by the nodes themselves (Instruction hashes by identity; no `id()` calls).
     position: dict[Instruction, int] = {}
     nodes: list[Instruction] = []
     leaf_positions: list[int] = []
     buffers: list = []
     signature: list[tuple] = []
-    held: list[int] = []
     # A node is met twice: first it is expanded (pushed back under _OPERANDS_DONE, its operands
     # on top, the leftmost last so it is walked first); when the marker comes back its operands
     # have positions. (A node cannot be met again while expanded: the graph has no cycles.)
@@ -115,10 +145,6 @@ def python_linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lif
             node = pop()
             if node is _OPERANDS_DONE:
                 node = pop()
-                holder = node._holder
-                if (holder is not None and (type(holder) is tuple or holder() is not None)
-                        and all(node is not output for output in outputs)):
-                    held.append(len(nodes))
                 # `_identity` stands for `_local` (a small int for plain attributes: the key
                 # hashes and compares at once).
                 operands = node.operands
@@ -163,7 +189,7 @@ def python_linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lif
             position[node] = len(nodes)
             nodes.append(node)
     return Linearized(nodes, leaf_positions, buffers, tuple(signature),
-                      tuple([position[root] for root in outputs]), held)
+                      tuple([position[root] for root in outputs]), None)
 
 
 _OPERANDS_DONE = object()  # linearize's marker: the node under it has its operands placed
@@ -228,10 +254,10 @@ _DECISIONS = (lambda node, buffer: _leaf_decision(node, buffer, _BOUND_BUFFER, F
               lambda node, buffer: _leaf_decision(node, buffer, _BOUND_BUFFER, True))
 if _graph_walk is not None:
     _graph_walk.configure(Instruction, Instruction.operands, Instruction._identity, Instruction._bound,
-                          Instruction.op, Instruction.shape, Instruction.dtype, Instruction._holder,
+                          Instruction.op, Instruction.shape, Instruction.dtype,
                           Instruction._lifted, _CONSTANT, _PARAMETER, np.ndarray)
-# Ops that only rearrange (NumPy's views): a held one of a value needing no computing is
-# recomputed, never kept (_kept_positions, _views_a_value).
+# Ops that only rearrange (NumPy's views): one of a value needing no computing is recomputed,
+# never kept (_kept_positions, _views_a_value).
 _VIEW_OPS = frozenset(get_op(name) for name in ("slice", "reshape", "broadcast", "transpose", "reverse"))
 _BROADCAST = get_op("broadcast")
 
@@ -573,18 +599,21 @@ def evaluate_graph(outputs: Sequence[Instruction], bound: BufferLookup) -> list[
 
 
 def evaluate_graph_keeping(outputs: Sequence[Instruction], bound: BufferLookup,
-                           keep: Callable[[Instruction], bool] | None,
+                           keep: Callable[[Instruction, int], bool] | None,
                            optional: Sequence[Instruction] = ()) -> tuple[list, list]:
-    """evaluate_graph, also computing the interior nodes with a holder (`_holder`) that
-    `keep` accepts, and the `optional` nodes no larger than the largest value the outputs'
-    graph reads or writes: (the outputs' buffers, [(kept or optional node, its buffer), ...]).
+    """evaluate_graph, also computing the interior nodes referenced from outside the graph
+    that `keep(node, references)` accepts (`references`: how many references from outside
+    the graph the node has), and the `optional` nodes no larger than the largest value the
+    outputs' graph reads or writes: (the outputs' buffers, [(kept or optional node, its
+    buffer), ...]).
 
-    The frontend keeps what the program still holds (its arrays): a loop that evaluates a
-    test every iteration (`while float(error) > tol`) then computes its state once, with the
-    test, instead of again from the start at every test. Nothing the program does not hold
-    is written out, and views (layout ops) of evaluated values are never kept: recomputing
-    them is free. `optional` nodes are other values the program holds, outside the outputs'
-    graph but likely sharing it (a loop's other results)."""
+    The frontend keeps what the program still holds (its arrays), and what a node outside the
+    graph reads: a loop that evaluates a test every iteration (`while float(error) > tol`) then
+    computes its state once, with the test, instead of again from the start at every test; one
+    that evaluates a loss read from its state before the update (`w = w - lr * g`) computes the
+    update from the state kept, not from the last state evaluated. Views (layout ops) of
+    evaluated values are never kept: recomputing them is free. `optional` nodes are other values
+    the program holds, outside the outputs' graph but likely sharing it (a loop's other results)."""
     global _plans_flags
     if _flags.FLAGS is not _plans_flags:
         _PLANS.clear()
@@ -595,7 +624,7 @@ def evaluate_graph_keeping(outputs: Sequence[Instruction], bound: BufferLookup,
     return _evaluate(outputs, bound, keep, optional)
 
 
-def evaluate_keeping_one(output: Instruction, keep: Callable[[Instruction], bool]) -> tuple[object, list]:
+def evaluate_keeping_one(output: Instruction, keep: Callable[[Instruction, int], bool]) -> tuple[object, list]:
     """evaluate_graph_keeping([output], bound_buffer, keep) as (its buffer, held), in the fewest
     Python steps: a program's own evaluation of one array (`float(change)` every iteration of a
     solver, `np.asarray(x)`), whose bookkeeping is most of its cost once the executable is
@@ -604,7 +633,7 @@ def evaluate_keeping_one(output: Instruction, keep: Callable[[Instruction], bool
         (result,), held = evaluate_graph_keeping([output], _BOUND_BUFFER, keep)
         return result, held
     graph = linearize((output,), _BOUND_BUFFER, lift_constants=True)
-    kept = _kept_positions(graph, keep) if graph.held else None
+    kept = _kept_positions(graph, keep) if graph.shared else None
     if kept:
         graph.roots += tuple(kept)
     results = _run_graph(graph, _BOUND_BUFFER)
@@ -621,6 +650,7 @@ def _evaluate(outputs, bound, keep, optional=()):
         largest = _largest_touched(graph)
         chosen = [node for node in optional if node._bound is None and node.size <= largest]
         if chosen:
+            del graph  # (its node list would count as references from outside the next walk)
             graph = linearize([*outputs, *chosen], bound, lift_constants=True)
     kept = _kept_positions(graph, keep) if keep is not None else None
     if not kept and not chosen:
@@ -640,9 +670,9 @@ def _largest_touched(graph: Linearized) -> int:
     return max(nodes[index].size for index in (*graph.leaf_positions, *graph.roots))
 
 
-def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> list[int]:
-    """Positions of the interior nodes (neither leaves nor outputs) with a live holder that
-    `keep` accepts, at most _MOST_KEPT of them.
+def _kept_positions(graph: Linearized, keep: Callable[[Instruction, int], bool]) -> list[int]:
+    """Positions of the interior nodes (neither leaves nor outputs) referenced from outside the
+    graph (`graph.shared`) that `keep` accepts, at most _MOST_KEPT of them.
 
     Never a value larger than the largest the evaluation reads or writes anyway: a program
     may name a huge lazy product and read a few elements of it (`M = a[:, None] * a[None, :]`,
@@ -651,10 +681,10 @@ def _kept_positions(graph: Linearized, keep: Callable[[Instruction], bool]) -> l
     no computing (free to recompute: `_views_a_value`)."""
     kept = []
     nodes = graph.nodes
-    for position in graph.held:  # (the walk's candidates: interior nodes with a live holder)
+    for position, references in graph.shared:
         node = nodes[position]
-        if (node._bound is not None or node.constant_only or position in graph.roots
-                or (node.op in _VIEW_OPS and _views_a_value(node)) or not keep(node)):
+        if (node._bound is not None or node.constant_only
+                or (node.op in _VIEW_OPS and _views_a_value(node)) or not keep(node, references)):
             continue
         if _touches_as_large(graph, node.size):
             kept.append(position)

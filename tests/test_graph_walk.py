@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import weakref
 
 import numpy as np
 import pytest
@@ -30,7 +31,7 @@ needs_c = pytest.mark.skipif(not C_BUILT, reason="the C extension is not built h
 
 def assert_same_walk(outputs, bound, **options):
     """The C walk twice (the second reads the constants' decisions the first remembered) and
-    the Python walk: the same nodes, buffers, signature and held candidates. (No collection in
+    the Python walk: the same nodes, buffers, signature and shared candidates. (No collection in
     between: the strategy's arrays, some in reference cycles, must not die between walks.)"""
     gc.collect()
     gc.disable()
@@ -42,12 +43,18 @@ def assert_same_walk(outputs, bound, **options):
 
 def _compare_walks(outputs, bound, options):
     want = compile_driver.python_linearize(outputs, bound, **options)
+    want_nodes, want_buffers = [id(node) for node in want.nodes], want.buffers
+    want_fields = (want.leaf_positions, want.signature, want.roots, want.shared)
+    # Each walk's node list references its nodes: alive during the next walk, it would count as
+    # references from outside that walk's graph (`shared`). Only node ids are kept.
+    del want
+    got = None
     for _ in range(2):
+        got = None
         got = compile_driver.linearize(outputs, bound, **options)
-        assert len(got.nodes) == len(want.nodes) and all(a is b for a, b in zip(got.nodes, want.nodes))
-        assert len(got.buffers) == len(want.buffers) and all(a is b for a, b in zip(got.buffers, want.buffers))
-        assert ((got.leaf_positions, got.signature, got.roots, got.held)
-                == (want.leaf_positions, want.signature, want.roots, want.held))
+        assert [id(node) for node in got.nodes] == want_nodes
+        assert len(got.buffers) == len(want_buffers) and all(a is b for a, b in zip(got.buffers, want_buffers))
+        assert (got.leaf_positions, got.signature, got.roots, got.shared) == want_fields
     return got
 
 
@@ -96,28 +103,45 @@ def test_the_c_walk_calls_another_lookup_as_given(outputs):
     seen = []
 
     def lookup(node):  # the nodes' own buffers, except that nothing with operands counts as bound
-        seen.append(node)
+        seen.append(id(node))  # (ids: a reference would count in the walks' `shared`)
         return None if node.operands else node._bound
 
     got = assert_same_walk(outputs, lookup, lift_constants=True)
-    assert set(map(id, seen)) >= set(map(id, got.nodes))
+    assert set(seen) >= set(map(id, got.nodes))
 
 
-def test_held_candidates_are_the_interior_nodes_other_than_outputs_a_live_array_holds():
+def test_shared_candidates_are_the_interior_nodes_other_than_outputs_an_array_holds():
     u = la.asarray(np.arange(6.0)).eval()
     named = u * 3.5  # held by a name
     result = la.exp(named + 1.0) - named  # `named + 1.0` and `exp(...)`: temporaries, dead
     del u
     for walk in (compile_driver.linearize, compile_driver.python_linearize):
         graph = walk([result._node], bound_buffer)
-        held = [graph.nodes[position] for position in graph.held]
-        assert held.count(named._node) == 1 and result._node not in held  # (the output is no candidate)
-        # Nothing else, but where the Python recording path keeps a scalar's broadcast in its
-        # operand cache (--c_extensions=false): the dead temporaries are no candidates.
-        assert all(node is named._node or node.op.name == "broadcast" for node in held)
+        shared = {graph.nodes[position]: references for position, references in graph.shared}
+        assert shared.get(named._node) == 1 and result._node not in shared  # (the output is no candidate)
+        # Nothing else but constants' broadcasts, which recording caches keep: the dead
+        # temporaries are no candidates.
+        assert all(node is named._node or node.constant_only for node in shared)
+        del graph, shared
 
 
 @needs_c
+def test_shared_candidates_are_the_interior_nodes_a_node_outside_the_graph_reads():
+    x = la.asarray(np.arange(6, dtype=np.float32))
+    for pending_reader in (False, True):
+        inner = la.exp(x * 1.5)  # interior to `result`'s graph, no name holds it afterwards
+        result = (inner + 2.0).sum()
+        reader = inner * 3.0 if pending_reader else None  # pending, outside `result`'s graph
+        inner_node = weakref.ref(inner._node)
+        del inner
+        for walk in (compile_driver.linearize, compile_driver.python_linearize):
+            graph = walk((result._node,), bound_buffer, lift_constants=True)
+            shared = [graph.nodes[position] for position, _ in graph.shared]
+            assert (inner_node() in shared) is pending_reader and result._node not in shared
+            del graph, shared
+        assert reader is None or reader.shape == (6,)
+
+
 def test_the_c_walk_raises_the_python_walks_errors():
     unbound = make("parameter", number=7, shape=(2,), dtype=np.dtype(np.float32))
     graph = make("negate", [unbound])

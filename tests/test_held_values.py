@@ -6,19 +6,22 @@ arrays become evaluated (their nodes are bound, the arrays hold leaves).
 So a loop that tests a value every iteration (`while float(error) > tol`) evaluates one
 step's graph each time, not a graph growing from the start, and compiles it once; the
 history of finished iterations is freed. Views of evaluated values and functions of constants
-are recomputed, never kept; cuts of pending work (frontend/array.py) keep nothing beyond their arrays. Random
+are recomputed, never kept; so is what a pending node the program holds reads (the state a
+loop's next step reads); cuts of pending work (frontend/array.py) keep nothing beyond their arrays. Random
 programs with evaluation points between their statements: test_loops_and_dispatch.py.
 """
 
 from __future__ import annotations
 
 import gc
+import weakref
 
 import numpy as np
 import pytest
 
 import lazyarr as la
-from lazyarr.hlo import instruction
+from lazyarr import compile as compile_driver
+from lazyarr.hlo import bound_buffer, instruction
 
 pytestmark = pytest.mark.usefixtures("fresh_cpu_cache")
 
@@ -83,22 +86,61 @@ def test_only_held_values_are_kept():
 
 def test_a_value_no_array_holds_is_not_written_out():
     x = la.asarray(np.linspace(0.0, 1.0, 7))
-    later = la.sin(x * 3.0) + 1.0  # a pending graph reads x * 3.0; no array holds it
+    first = float(la.sin(x * 3.0).sum())  # `x * 3.0` and the sine: temporaries nothing else reads
+    np.testing.assert_allclose(first, np.sin(np.linspace(0.0, 1.0, 7) * 3.0).sum(), rtol=1e-15)
+    again = la.sin(x * 3.0)
+    assert again._node._bound is None and again._node.operands[0]._bound is None
+
+
+def test_a_value_a_pending_node_reads_is_written_out():
+    # Not held by an array, but read by a pending graph the program holds: its evaluation
+    # would compute it again.
+    x = la.asarray(np.linspace(0.0, 1.0, 7))
+    later = la.sin(x * 3.0) + 1.0
     first = float((x * 3.0).sum())
     np.testing.assert_allclose(first, (np.linspace(0.0, 1.0, 7) * 3.0).sum(), rtol=1e-15)
-    assert later._node.operands[0].operands[0]._bound is None
+    assert later._node.operands[0].operands[0]._bound is not None
     np.testing.assert_allclose(np.asarray(later), np.sin(np.linspace(0.0, 1.0, 7) * 3.0) + 1.0, rtol=1e-15)
 
 
-def test_an_array_that_moved_on_is_not_kept_for_its_old_value():
+def test_an_array_that_moved_on_leaves_its_old_value_to_its_readers():
     x = la.asarray(np.arange(5.0))
     y = x * 2.0
-    old = y._node
+    old = weakref.ref(y._node)
     z = y + 1.0
-    y += 5.0  # y holds a new node now; its old value is z's operand only
+    y += 5.0  # y holds a new node now, which reads the old value
     assert float(z.sum()) == 25.0
-    assert old._bound is None and not y.is_evaluated
+    assert old()._bound is not None and not y.is_evaluated
     np.testing.assert_array_equal(np.asarray(y), np.arange(5.0) * 2.0 + 5.0)
+
+
+def test_a_loop_evaluating_a_loss_before_its_update_keeps_the_state_it_read():
+    """`loss` reads the state before `w = w - lr * grad` (and `w -= ...`): the evaluation keeps
+    that state, which the pending new state reads, so the next evaluation computes one step
+    from it, not every step since the last state evaluated (a graph growing with the loop)."""
+    rng = np.random.default_rng(3)
+    features = rng.standard_normal((40, 5)).astype(np.float32)
+    targets = rng.standard_normal(40).astype(np.float32)
+    for in_place in (False, True):
+        a, b = la.asarray(features), la.asarray(targets)
+        w, expected_w = la.zeros(5, dtype=np.float32), np.zeros(5, np.float32)
+        for _ in range(12):
+            residual, expected_residual = a @ w - b, features @ expected_w - targets
+            loss = (residual * residual).mean()
+            read = weakref.ref(w._node)  # (weak: a reference of the test's own would count)
+            if in_place:
+                w -= np.float32(0.01) * (a.T @ residual)
+            else:
+                w = w - np.float32(0.01) * (a.T @ residual)
+            expected_w = expected_w - np.float32(0.01) * (features.T @ expected_residual)
+            np.testing.assert_allclose(float(loss), (expected_residual ** 2).mean(), rtol=2e-5)  # float32 sums
+            state = read()  # kept, unless a leaf or a function of constants (la.zeros)
+            assert state is None or state._bound is not None or not state.operands or state.constant_only
+            del state
+            walked = compile_driver.linearize((w._node,), bound_buffer)
+            assert len(walked.nodes) < 16  # one step from the kept state
+            del walked
+        np.testing.assert_allclose(np.asarray(w), expected_w, rtol=2e-5, atol=1e-6)
 
 
 def test_a_held_value_larger_than_what_the_evaluation_touches_stays_lazy():

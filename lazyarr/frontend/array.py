@@ -110,7 +110,7 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
     of computing them again; so are the thread's other deep pending arrays, when one of `arrays`
     is deep, where they are no larger than what it touches (`_loop_siblings`). A cut of pending
     work (`keep_held=False`) evaluates its arrays only."""
-    keep = _still_held if keep_held else None
+    keep = _worth_keeping if keep_held else None
     budget = _flags.FLAGS.max_pending_depth
     siblings = keep_held and budget and _PENDING.arrays  # (deep pending arrays noted: see _loop_siblings)
     if keep_held:
@@ -193,15 +193,31 @@ def _forget_pending(nodes) -> None:
             del pending[key]
 
 
-def _still_held(node: Instruction) -> bool:
-    """Whether an array that took `node` (its holder) is alive, still holds it, and owns its
-    value (a view, `.real` or a slice, is recomputed from its base, never written out)."""
-    return _owner(node) is not None
+def _worth_keeping(node: Instruction, references: int) -> bool:
+    """Whether an evaluation should write out an interior `node` that `references` references
+    from outside its graph point to: a live array holding it owns its value (a view, `.real`
+    or a slice, is recomputed from its base, never written out), or something other than the
+    arrays holding it reads it; in a loop, the pending next state (`w = w - lr * g`) when the
+    program evaluates a loss read from the state before it, which would otherwise compute
+    again everything since the last evaluated state."""
+    holder = node._holder
+    if holder is None:
+        return True
+    holding = 0
+    for reference in holder if type(holder) is tuple else (holder,):
+        array = reference()
+        if array is not None and array._node is node:
+            if array._base is None:
+                return True
+            holding += 1
+    return references > holding
 
 
 def _owner(node: Instruction) -> Array | None:
-    """The live array holding `node` and owning its value, if any (see `_still_held`)."""
+    """The live array holding `node` and owning its value, if any (see `_worth_keeping`)."""
     holder = node._holder
+    if holder is None:  # (a node kept because a pending node reads it: compile.Linearized.shared)
+        return None
     for reference in holder if type(holder) is tuple else (holder,):
         array = reference()
         if array is not None and array._node is node and array._base is None:
