@@ -151,6 +151,20 @@ def life(xp, board, generations):
     return board
 
 
+# -- 12. least squares, its loss read every step -----------------------------------------------
+def least_squares(xp, features, targets, steps, learning_rate):
+    """Gradient descent on the mean squared error of a linear model, reading the loss every step
+    (`float(...)`, as a training loop logs it) before the update: the value read is computed from
+    the state the update then replaces. `learning_rate` is a NumPy scalar, as code often has one."""
+    weights = xp.zeros(features.shape[1], dtype=features.dtype)
+    losses = []
+    for _ in range(steps):
+        residual = features @ weights - targets
+        losses.append(float((residual * residual).mean()))
+        weights = weights - learning_rate * (features.T @ residual)
+    return weights, xp.asarray(losses, dtype=features.dtype)
+
+
 # -- 8. the T1 MLP training loop ---------------------------------------------------------------
 def mlp_step(xp, w1, b1, w2, b2, x, one_hot):
     """One SGD step of benchmarks/workloads.py's T1 (hand-written backward): (loss, *new parameters)."""

@@ -184,6 +184,15 @@ def check_relaxation(results, expected, strict_dtype):
     return compare(results, expected, (1e-5,), strict_dtype, ("u",))
 
 
+def check_least_squares(results, expected, strict_dtype):
+    """Weights and the losses read on the way, by gradient descent on a convex loss: each step
+    contracts, so float32 rounding (products of 20 and 2000 terms, means of 2000) does not
+    grow: rtol 1e-4, with atol 1e-4 of the largest weight for weights near zero."""
+    weights, losses = expected
+    allowed = (1e-4 * float(np.abs(weights).max()) + 1e-4 * np.abs(weights), 1e-4 * np.abs(losses))
+    return compare(results, expected, allowed, strict_dtype, ("weights", "losses"))
+
+
 def check_life(results, expected, strict_dtype):
     """Integer cells: identical."""
     problem = _same_layout(results[0], expected[0], strict_dtype)
@@ -279,6 +288,14 @@ def _life_inputs(rng, quick):
     return {"board": board}, {"generations": 30}
 
 
+def _least_squares_inputs(rng, quick):
+    rows, columns = (200 if quick else 2000), 20
+    features = _float32(rng.standard_normal((rows, columns)))
+    targets = _float32(features @ rng.standard_normal(columns) + 0.1 * rng.standard_normal(rows))
+    return ({"features": features, "targets": targets},
+            {"steps": 10 if quick else 100, "learning_rate": np.float32(0.5 / rows)})
+
+
 MLP_STEPS = 10
 
 
@@ -315,6 +332,9 @@ PROGRAMS: dict[str, Program] = {
                 jit_note="n/a: a test of a value every iteration"),
         Program("life", "Game of Life 256x256 int8, 30 generations (masked fill)", _life_inputs, kernels.life,
                 check_life, jax_note="n/a: masked assignment"),
+        Program("least-squares", "least squares 2000x20, 100 GD steps, loss read every step",
+                _least_squares_inputs, kernels.least_squares, check_least_squares,
+                jit_note="n/a: a value read every step"),
         Program("mlp", f"T1 MLP training, {MLP_STEPS} steps, eager", _mlp_inputs, kernels.mlp_training, check_mlp),
         Program("mlp-jit", f"T1 MLP training, {MLP_STEPS} steps, jitted step", _mlp_inputs, kernels.mlp_training,
                 check_mlp, jit_step=True, jit_note="n/a: its step is jitted (row above: whole loop)"),
