@@ -11,7 +11,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PROGRAMS = {"k-means", "heat", "mandelbrot", "logistic", "moving-average", "n-body", "black-scholes", "relaxation",
-            "life", "mlp", "mlp-jit"}
+            "life", "least-squares", "mlp", "mlp-jit"}
 
 
 def test_quick_programs_run_and_every_check_passes(tmp_path):

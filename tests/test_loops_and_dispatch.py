@@ -546,6 +546,19 @@ def test_kept_temporaries_never_hold_a_returned_value():
     returns, or one a later step reads, gets a fresh buffer on every call. So results of one
     call survive the next call on other inputs (a softmax over columns: max, exp-sum, divide
     kernels; over rows it would be one row kernel, with no temporaries)."""
+    executable, runs = _column_softmax_executable()
+    assert any(run.internal for run in runs)  # the exp-sum temporaries
+    rng = np.random.default_rng(3)
+    inputs = [rng.standard_normal((8, 33)).astype(np.float32) for _ in range(3)]
+    results = [executable.run([value]) for value in inputs]
+    assert all(run.scratch for run in runs if run.internal)  # kept, and used by the later calls
+    for value, (maximum, probabilities) in zip(inputs, results):
+        _check_column_softmax(value, maximum, probabilities)
+
+
+def _column_softmax_executable():
+    """A column softmax module (max, exp-sum, divide kernels: the exp-sum's values are
+    temporaries of its one native run) and the run."""
     from lazyarr.backends.cpu import NativeRun
     from lazyarr.compile import compile_module
     from lazyarr.hlo import Computation, Module, make
@@ -561,16 +574,54 @@ def test_kept_temporaries_never_hold_a_returned_value():
     softmax = make("divide", [exponentials, across_rows(total)])
     executable = compile_module(Module("main", Computation("main", (x,), (row_max, softmax))), "cpu")
     runs = [step for step in executable.dispatched if isinstance(step, NativeRun)]
-    assert any(run.internal for run in runs)  # the exp-sum temporaries
-    rng = np.random.default_rng(3)
-    inputs = [rng.standard_normal((8, 33)).astype(np.float32) for _ in range(3)]
-    results = [executable.run([value]) for value in inputs]
-    assert all(run.scratch for run in runs if run.internal)  # kept, and used by the later calls
+    return executable, runs
+
+
+def _check_column_softmax(value, maximum, probabilities):
+    np.testing.assert_array_equal(maximum, value.max(axis=0))
+    expected = np.exp(value - value.max(axis=0, keepdims=True))
+    # float32 exp within 2 ULPs of NumPy's, a column sum of 8 terms: rtol 1e-5.
+    np.testing.assert_allclose(probabilities, expected / expected.sum(axis=0, keepdims=True), rtol=1e-5)
+
+
+def test_a_direct_call_of_a_run_with_temporaries_takes_its_kept_buffers_and_is_thread_safe():
+    """A one-run executable with temporaries is called directly too (compile.fastest_run): its
+    temporaries take the run's kept buffers under the run's lock, its results are fresh on every
+    call, and threads calling it at once (the dispatch releases the GIL) each get their own right
+    results: whoever finds the lock taken allocates its own temporaries."""
+    import threading
+
+    from lazyarr.compile import fastest_run
+
+    executable, runs = _column_softmax_executable()
+    assert len(runs) == 1 and runs[0].internal
+    direct = fastest_run(executable)
+    assert direct is not executable.run
+    rng = np.random.default_rng(7)
+    inputs = [rng.standard_normal((8, 33)).astype(np.float32) for _ in range(8)]
+    results = [direct([value]) for value in inputs]
+    assert runs[0].scratch  # made by the first call, taken by the later ones
     for value, (maximum, probabilities) in zip(inputs, results):
-        np.testing.assert_array_equal(maximum, value.max(axis=0))
-        expected = np.exp(value - value.max(axis=0, keepdims=True))
-        # float32 exp within 2 ULPs of NumPy's, a column sum of 8 terms: rtol 1e-5.
-        np.testing.assert_allclose(probabilities, expected / expected.sum(axis=0, keepdims=True), rtol=1e-5)
+        _check_column_softmax(value, maximum, probabilities)  # (none overwritten by a later call)
+    with runs[0].scratch_lock:  # as while another thread's call runs: fresh temporaries, no wait
+        _check_column_softmax(inputs[0], *direct([inputs[0]]))
+    failures = []
+
+    def worker(offset):
+        try:
+            for round_ in range(60):
+                value = inputs[(offset + round_) % len(inputs)]
+                _check_column_softmax(value, *direct([value]))
+        except Exception as error:  # (reported below, in the test's thread)
+            failures.append(error)
+
+    threads = [threading.Thread(target=worker, args=(offset,)) for offset in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures[0]
+    assert not runs[0].scratch_lock.locked()
 
 
 @pytest.mark.parametrize("shape", [(), (0,), (5,), (100,), (3, 70)])

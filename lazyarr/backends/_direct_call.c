@@ -1,15 +1,18 @@
 /* A CPU executable's direct call in C: CpuExecutable.direct_call's closure without its Python steps.
 
-An executable that is one native run keeping no buffers between calls (W5's `(a + b) * c - a`, a
-solver's convergence test, most jitted functions) runs each call as: its slots (the constants, the
-arguments in their parameters' slots), a fresh buffer for each output, one native dispatch call
-(llvm/dispatch.py), and the outputs. In Python that is ~1.5-2 us of frames, a slot-list copy, a
+An executable that is one native run (W5's `(a + b) * c - a`, a solver's convergence test, most
+jitted functions) runs each call as: its slots (the constants, the arguments in their parameters'
+slots), a buffer for each value it writes (a fresh one for each output; for a temporary, the one
+the run keeps between calls), one native dispatch call (llvm/dispatch.py), and the outputs. In Python that is ~1.5-2 us of frames, a slot-list copy, a
 ctypes call converting its arguments, and the result list: as much as the native run of a small
 kernel. `DirectCall(...)` does the same steps in C, calling the dispatch function's address itself:
 
 - `call(arguments)`: the slots are `blank` copied; each argument must be exactly a NumPy array
   whose `flags.c_contiguous` is true (anything else: `fallback(arguments)`, the Python closure,
-  which converts it); each output comes from its `allocate(shape, dtype)` (NumPy's allocator or
+  which converts it); a temporary takes the run's kept buffer (`scratch[key][slot]`, while the
+  run's `lock` is held: acquired without waiting, held through the dispatch; not acquired,
+  another thread runs it: fresh buffers; no set for `key` yet: `fallback`, which makes it), every
+  other value written comes from its `allocate(shape, dtype)` (NumPy's allocator or
   host_buffers.kernel_output, as the closure calls them); the dispatch runs with the GIL released
   (as the ctypes call released it); the outputs come back in a new list.
 - while a profile records (`_profiler._ACTIVE` is not None), `fallback(arguments)`: it runs step by
@@ -35,11 +38,14 @@ typedef struct {
     PyObject *keep;         /* what the program address points into */
     PyObject *fallback;     /* the Python closure: every other case */
     PyObject *profiler;     /* lazyarr._profiler: its `_ACTIVE` */
+    PyObject *scratch;      /* the run's kept buffers: {key: {slot: array}}, or None (no temporaries) */
+    PyObject *key;          /* this call's key in `scratch` */
+    PyObject *lock;         /* the run's threading.Lock, held while its kept buffers are in use */
     void *program;
     dispatch_function dispatch;
 } DirectCall;
 
-static PyObject *active_name, *flags_name, *c_contiguous_name;
+static PyObject *active_name, *flags_name, *c_contiguous_name, *acquire_name, *release_name;
 static PyTypeObject *ndarray_type;
 
 /* 1: exactly an ndarray and C-contiguous; 0: not; -1: an error. */
@@ -64,6 +70,21 @@ static PyObject *
 fall_back(DirectCall *self, PyObject *arguments)
 {
     return PyObject_CallOneArg(self->fallback, arguments);
+}
+
+/* Release the run's lock (keeping any error already set); -1 if releasing failed. */
+static int
+release(DirectCall *self)
+{
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyObject *released = PyObject_CallMethodNoArgs(self->lock, release_name);
+    int failed = released == NULL;
+    Py_XDECREF(released);
+    if (type != NULL) {
+        PyErr_Restore(type, value, traceback); /* (the first error wins) */
+    }
+    return failed ? -1 : 0;
 }
 
 static PyObject *
@@ -114,18 +135,53 @@ direct_call_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
         PyList_SetItem(slots, slot, Py_NewRef(argument)); /* (steals the new reference) */
     }
     Py_DECREF(held);
+    PyObject *kept = NULL; /* the run's kept buffers for this key while its lock is held, else NULL */
+    if (self->scratch != Py_None) {
+        PyObject *acquired = PyObject_CallMethodOneArg(self->lock, acquire_name, Py_False);
+        if (acquired == NULL) {
+            Py_DECREF(slots);
+            return NULL;
+        }
+        int locked = acquired == Py_True;
+        Py_DECREF(acquired);
+        if (locked) {
+            kept = PyDict_GetItemWithError(self->scratch, self->key);
+            if (kept == NULL) { /* (none yet for this key, or an error) */
+                int failed = PyErr_Occurred() != NULL;
+                if (release(self) < 0 || failed) {
+                    Py_DECREF(slots);
+                    return NULL;
+                }
+                Py_DECREF(slots);
+                return fall_back(self, arguments); /* (it makes them: the next call takes them) */
+            }
+            Py_INCREF(kept);
+        }
+    }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->allocations); i++) {
         PyObject *allocation = PyTuple_GET_ITEM(self->allocations, i);
         Py_ssize_t slot = PyLong_AsSsize_t(PyTuple_GET_ITEM(allocation, 0));
-        PyObject *output = slot < 0 || slot >= PyList_GET_SIZE(slots) ? NULL
-            : PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(allocation, 1), PyTuple_GET_ITEM(allocation, 2),
-                                           PyTuple_GET_ITEM(allocation, 3), NULL);
+        PyObject *output = NULL;
+        if (slot >= 0 && slot < PyList_GET_SIZE(slots)) {
+            output = kept == NULL ? NULL : PyDict_GetItemWithError(kept, PyTuple_GET_ITEM(allocation, 0));
+            if (output != NULL) {
+                Py_INCREF(output);
+            }
+            else if (!PyErr_Occurred()) {
+                output = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(allocation, 1), PyTuple_GET_ITEM(allocation, 2),
+                                                      PyTuple_GET_ITEM(allocation, 3), NULL);
+            }
+        }
         if (output == NULL || Py_TYPE(output) != ndarray_type) {
             if (output != NULL || !PyErr_Occurred()) {
                 PyErr_SetString(PyExc_SystemError, "DirectCall: an output slot out of range, or not an array");
             }
             Py_XDECREF(output);
             Py_DECREF(slots);
+            if (kept != NULL) {
+                Py_DECREF(kept);
+                release(self);
+            }
             return NULL;
         }
         PyList_SetItem(slots, slot, output);
@@ -135,6 +191,13 @@ direct_call_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
     Py_BEGIN_ALLOW_THREADS
     self->dispatch(self->program, (void *)slots);
     Py_END_ALLOW_THREADS
+    if (kept != NULL) {
+        Py_DECREF(kept);
+        if (release(self) < 0) {
+            Py_DECREF(slots);
+            return NULL;
+        }
+    }
     Py_ssize_t results = PyTuple_GET_SIZE(self->outputs);
     PyObject *outputs = PyList_New(results);
     for (Py_ssize_t i = 0; outputs != NULL && i < results; i++) {
@@ -155,15 +218,19 @@ direct_call_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
 static PyObject *
 direct_call_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *blank, *parameters, *allocations, *outputs, *keep, *fallback, *profiler;
+    PyObject *blank, *parameters, *allocations, *outputs, *keep, *fallback, *profiler, *scratch, *key, *lock;
     unsigned long long program, dispatch;
     if (kwargs != NULL && PyDict_GET_SIZE(kwargs)) {
         PyErr_SetString(PyExc_TypeError, "DirectCall takes positional arguments only");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "O!O!O!O!KKOOO:DirectCall", &PyList_Type, &blank, &PyTuple_Type, &parameters,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!KKOOOOOO:DirectCall", &PyList_Type, &blank, &PyTuple_Type, &parameters,
                           &PyTuple_Type, &allocations, &PyTuple_Type, &outputs, &program, &dispatch, &keep,
-                          &fallback, &profiler)) {
+                          &fallback, &profiler, &scratch, &key, &lock)) {
+        return NULL;
+    }
+    if (scratch != Py_None && !PyDict_CheckExact(scratch)) {
+        PyErr_SetString(PyExc_TypeError, "DirectCall: scratch must be a dict or None");
         return NULL;
     }
     if (ndarray_type == NULL) {
@@ -206,6 +273,9 @@ direct_call_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->keep = Py_NewRef(keep);
     self->fallback = Py_NewRef(fallback);
     self->profiler = Py_NewRef(profiler);
+    self->scratch = Py_NewRef(scratch);
+    self->key = Py_NewRef(key);
+    self->lock = Py_NewRef(lock);
     self->program = (void *)(uintptr_t)program;
     self->dispatch = (dispatch_function)(uintptr_t)dispatch;
     return (PyObject *)self;
@@ -221,6 +291,9 @@ direct_call_traverse(DirectCall *self, visitproc visit, void *arg)
     Py_VISIT(self->keep);
     Py_VISIT(self->fallback);
     Py_VISIT(self->profiler);
+    Py_VISIT(self->scratch);
+    Py_VISIT(self->key);
+    Py_VISIT(self->lock);
     return 0;
 }
 
@@ -234,6 +307,9 @@ direct_call_clear(DirectCall *self)
     Py_CLEAR(self->keep);
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->profiler);
+    Py_CLEAR(self->scratch);
+    Py_CLEAR(self->key);
+    Py_CLEAR(self->lock);
     return 0;
 }
 
@@ -255,7 +331,7 @@ static PyTypeObject DirectCallType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "lazyarr.backends._direct_call.DirectCall",
     .tp_doc = PyDoc_STR("DirectCall(blank, parameters, allocations, outputs, program, dispatch, keep, fallback, "
-                        "profiler): CpuExecutable.direct_call's call in C (see the module)."),
+                        "profiler, scratch, key, lock): CpuExecutable.direct_call's call in C (see the module)."),
     .tp_basicsize = sizeof(DirectCall),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_new = direct_call_new,
@@ -297,7 +373,10 @@ PyInit__direct_call(void)
     active_name = PyUnicode_InternFromString("_ACTIVE");
     flags_name = PyUnicode_InternFromString("flags");
     c_contiguous_name = PyUnicode_InternFromString("c_contiguous");
-    if (active_name == NULL || flags_name == NULL || c_contiguous_name == NULL || PyType_Ready(&DirectCallType) < 0) {
+    acquire_name = PyUnicode_InternFromString("acquire");
+    release_name = PyUnicode_InternFromString("release");
+    if (active_name == NULL || flags_name == NULL || c_contiguous_name == NULL || acquire_name == NULL
+        || release_name == NULL || PyType_Ready(&DirectCallType) < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_definition);

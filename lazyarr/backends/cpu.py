@@ -307,9 +307,10 @@ class CpuExecutable:
 
     def direct_call(self, sizes: tuple[int, ...] = ()):
         """`lambda arguments: self.run(arguments, sizes)` with the fewest Python steps, for an
-        executable that is one native run keeping no buffers between calls (W5, most jitted
-        functions); None for any other. Its plan at `sizes` is resolved once, here."""
-        if len(self.dispatched) != 1 or type(self.dispatched[0]) is not NativeRun or self.dispatched[0].internal:
+        executable that is one native run (W5, a solver's test, most jitted functions); None for
+        any other. Its plan at `sizes` is resolved once, here; its temporaries take the buffers
+        the run keeps (`_scratch_buffers`, under the run's lock, as `_run_native` does)."""
+        if len(self.dispatched) != 1 or type(self.dispatched[0]) is not NativeRun:
             return None
         run = self.dispatched[0]
         if run.symbolic:
@@ -320,14 +321,28 @@ class CpuExecutable:
             address, outputs, keep = run.address, run.outputs, run.program
         allocations = [(slot, output_allocator(shape, dtype), shape, dtype) for slot, shape, dtype in outputs]
         placed, output_slots, dispatch_run = self._placed, self.output_slots, run.dispatch
+        key = tuple([sizes[index] for index in run.scratch_sizes]) if run.scratch_sizes else ()
+        internal, lock = bool(run.internal), run.scratch_lock
 
         def call(arguments):
             if _profiler._ACTIVE is not None:
                 return self.run(arguments, sizes)
             slots = placed(arguments)
-            for slot, allocate, shape, dtype in allocations:
-                slots[slot] = allocate(shape, dtype)
-            dispatch_run(address, id(slots))
+            if not internal or not lock.acquire(blocking=False):  # (busy: another thread runs it)
+                for slot, allocate, shape, dtype in allocations:
+                    slots[slot] = allocate(shape, dtype)
+                dispatch_run(address, id(slots))
+                return [slots[slot] for slot in output_slots]
+            try:
+                scratch = run.scratch.get(key)
+                if scratch is None:
+                    scratch = _scratch_buffers(run, outputs, key)
+                for slot, allocate, shape, dtype in allocations:
+                    kept = scratch.get(slot)
+                    slots[slot] = allocate(shape, dtype) if kept is None else kept
+                dispatch_run(address, id(slots))
+            finally:
+                lock.release()
             return [slots[slot] for slot in output_slots]
 
         call.keep = keep  # (the sized program and size vectors the address points into)
@@ -336,7 +351,8 @@ class CpuExecutable:
         # The same steps in C (`_direct_call.c`), the closure for every other case: ~1.5 us less a call.
         return _direct_call.DirectCall(
             list(self.blank_slots), tuple(self.parameter_slots), tuple(tuple(entry) for entry in allocations),
-            tuple(output_slots), address, ctypes.cast(dispatch_run, ctypes.c_void_p).value, keep, call, _profiler)
+            tuple(output_slots), address, ctypes.cast(dispatch_run, ctypes.c_void_p).value, keep, call, _profiler,
+            run.scratch if internal else None, key, lock)
 
     def describe_steps(self) -> str:
         """One line per step, in order: what it runs and on how many threads (`la.explain`)."""
@@ -429,14 +445,21 @@ _SCRATCH_SIZES = 4
 
 
 def _scratch_buffers(run: NativeRun, outputs, sizes) -> dict[int, np.ndarray]:
-    """The buffers `run` keeps for its internal slots at these sizes (made on first use).
+    """The buffers `run` keeps for its internal slots at these sizes (made on first use:
+    `_scratch_layout`)."""
+    if len(run.scratch) >= _SCRATCH_SIZES:
+        run.scratch.clear()
+    scratch = run.scratch[sizes] = _scratch_layout(run, outputs)
+    return scratch
+
+
+def _scratch_layout(run: NativeRun, outputs) -> dict[int, np.ndarray]:
+    """New buffers for `run`'s internal slots (`outputs`: every slot it writes, its real shape).
 
     Slots whose values are dead by the time another is written share its buffer (same shape
     and dtype; a kernel never writes a buffer it reads): a chain of steps (a stencil loop)
     cycles through two or three buffers that stay in cache, not one buffer per step. No kept
     buffer aliases a value read after the run: each holds only values written and read within it."""
-    if len(run.scratch) >= _SCRATCH_SIZES:
-        run.scratch.clear()
     layout = {slot: (shape, dtype) for slot, shape, dtype in outputs
               if slot in run.internal and math.prod(shape) * dtype.itemsize <= _SCRATCH_BYTES}
     last_read = {slot: position for position, kernel in enumerate(run.kernels)
@@ -451,7 +474,6 @@ def _scratch_buffers(run: NativeRun, outputs, sizes) -> dict[int, np.ndarray]:
         for slot in {*kernel.inputs, *kernel.outputs}:  # dead after this kernel: its buffer is free
             if slot in scratch and last_read.get(slot, -1) <= position:
                 free.setdefault(layout[slot], []).append(scratch[slot])
-    run.scratch[sizes] = scratch
     return scratch
 
 
