@@ -143,6 +143,38 @@ def test_a_loop_evaluating_a_loss_before_its_update_keeps_the_state_it_read():
         np.testing.assert_allclose(np.asarray(w), expected_w, rtol=2e-5, atol=1e-6)
 
 
+def test_values_kept_for_pending_readers_are_released_beyond_a_bound(monkeypatch):
+    """Each state a loop keeps for its pending next state reads the one before it, so nothing
+    frees them; beyond _KEPT_FOR_READERS_BYTES the oldest are released (unbound), and a reader
+    that still needs one computes it again from its operands."""
+    from lazyarr.frontend import array as array_module
+
+    monkeypatch.setattr(array_module, "_KEPT_FOR_READERS_BYTES", 3 * 4096 * 4)  # three states
+    values = np.linspace(0.0, 1.0, 4096, dtype=np.float32)
+    x = la.asarray(values)
+    expected = values.copy()
+    states = []
+    early_reader = None
+    for step in range(12):
+        loss = (x * x).sum()
+        states.append(weakref.ref(x._node))
+        x = x * np.float32(0.5) + np.float32(0.25)
+        if step == 2:
+            early_reader = x * np.float32(3.0)  # a reader of an old state, evaluated at the end
+        np.testing.assert_allclose(float(loss), float((expected * expected).sum()), rtol=1e-5)  # float32 sums
+        expected = expected * np.float32(0.5) + np.float32(0.25)
+        bound = [state() for state in states if state() is not None and state()._bound is not None
+                 and state().operands]
+        assert sum(node._bound.nbytes for node in bound) <= 3 * 4096 * 4
+        del bound
+    assert any(state() is not None and state()._bound is None and state().operands for state in states)
+    np.testing.assert_array_equal(np.asarray(x), expected)
+    state3 = values.copy()
+    for _ in range(3):
+        state3 = state3 * np.float32(0.5) + np.float32(0.25)
+    np.testing.assert_array_equal(np.asarray(early_reader), state3 * np.float32(3.0))
+
+
 def test_a_held_value_larger_than_what_the_evaluation_touches_stays_lazy():
     # A named outer product read at one element: keeping it would allocate all of it (a
     # 100,000-element vector makes a 75 GiB one); only what the evaluation reads or writes

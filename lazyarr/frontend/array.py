@@ -21,6 +21,7 @@ arrays on two devices (host 0-d arrays, like Python scalars, go with any device)
 
 from __future__ import annotations
 
+import collections
 import threading
 import weakref
 from collections.abc import Iterable
@@ -253,6 +254,38 @@ def _keep_held(held: list) -> None:
         array = _owner(node)
         if array is not None:
             array._node = leaf
+        elif not node.constant_only:
+            _note_kept_for_readers(node, buffer)
+
+
+# The bytes the values kept only for pending readers may hold at once (per thread): beyond it,
+# the oldest are released (_note_kept_for_readers).
+_KEPT_FOR_READERS_BYTES = 1 << 26
+
+
+def _note_kept_for_readers(node: Instruction, buffer) -> None:
+    """Remember a value kept because a pending node outside its evaluation's graph reads it (a
+    loop's state before `w = w - lr * g`, read by the loss evaluated after the update), and
+    release the oldest such values beyond _KEPT_FOR_READERS_BYTES (or beyond twice this one).
+
+    Nothing else frees them: a bound node stays bound while its readers live, and the next
+    state, kept in turn, reads this one, so a loop would hold every state back to its last cut
+    (a 16 MB state, 120 iterations: 1.1 GB). The next evaluation reads the newest state; an
+    older one released is recomputed from its operands if a reader ever needs it."""
+    kept = _PENDING.kept_for_readers
+    kept.append((weakref.ref(node), getattr(buffer, "nbytes", 0)))
+    limit = max(_KEPT_FOR_READERS_BYTES, 2 * kept[-1][1])
+    live = [(reference, size) for reference, size in kept
+            if (value := reference()) is not None and value._bound is not None]
+    total = sum(size for _, size in live)
+    while total > limit and len(live) > 1:
+        reference, size = live.pop(0)
+        total -= size
+        value = reference()
+        if value is not None and _owner(value) is None:
+            bind(value, None)  # (still computable from its operands)
+    kept.clear()
+    kept.extend(live)
 
 
 def _kept(node: Instruction, result) -> Instruction:
@@ -290,6 +323,9 @@ class _Pending(threading.local):
         self.prune_at = 64
         self.phase: tuple | None = None  # (op, shape, dtype) of the array whose depth made the last cut
         self.deferring = 0  # > 0 inside deferred_cuts
+        # Values kept only for pending readers outside their evaluation's graph (no array holds
+        # them), oldest first: (weak reference to the node, bytes); see _note_kept_for_readers.
+        self.kept_for_readers: collections.deque[tuple[weakref.ref, int]] = collections.deque()
 
 
 _PENDING = _Pending()
