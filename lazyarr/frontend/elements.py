@@ -122,8 +122,8 @@ class Element(Array):
 
 
 def compute(ufunc: np.ufunc, operands) -> Element | None:
-    """`ufunc(*operands)` now, with NumPy, when every operand is an element or a Python scalar
-    and at least one is an element; None otherwise (the op is recorded as usual).
+    """`ufunc(*operands)` now, with NumPy, when every operand is an element or a Python or NumPy
+    scalar and at least one is an element; None otherwise (the op is recorded as usual).
 
     NumPy's scalar loops are the reference lazyarr's kernels match; its floating-point warnings
     are silenced as lazyarr's kernels raise none. Bad input raises NumPy's error."""
@@ -135,7 +135,7 @@ def compute(ufunc: np.ufunc, operands) -> Element | None:
             if value is None:
                 return None
             values.append(value)
-        elif kind in _PYTHON_SCALARS:
+        elif kind in _PYTHON_SCALARS or (isinstance(operand, np.generic) and operand.dtype in dtypes.SUPPORTED):
             values.append(operand)
         else:
             return None

@@ -347,7 +347,8 @@ def binary(name: str, x1, x2) -> Array:
     result = _direct.record_binary(name, x1, x2)
     if result is not None:
         return result
-    if isinstance(x1, _NUMPY_VALUES) or isinstance(x2, _NUMPY_VALUES):
+    if ((isinstance(x1, _NUMPY_VALUES) or isinstance(x2, _NUMPY_VALUES))
+            and type(x1) is not Element and type(x2) is not Element):  # (an element: NumPy's scalar math, in apply)
         x1, x2 = numpy_scalar_operand(x1), numpy_scalar_operand(x2)
         result = _direct.record_binary(name, x1, x2)
         if result is not None:
