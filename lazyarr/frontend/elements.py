@@ -123,7 +123,8 @@ class Element(Array):
 
 def compute(ufunc: np.ufunc, operands) -> Element | None:
     """`ufunc(*operands)` now, with NumPy, when every operand is an element or a Python or NumPy
-    scalar and at least one is an element; None otherwise (the op is recorded as usual).
+    scalar (or a 0-d NumPy array) and at least one is an element; None otherwise (the op is
+    recorded as usual).
 
     NumPy's scalar loops are the reference lazyarr's kernels match; its floating-point warnings
     are silenced as lazyarr's kernels raise none. Bad input raises NumPy's error."""
@@ -137,6 +138,8 @@ def compute(ufunc: np.ufunc, operands) -> Element | None:
             values.append(value)
         elif kind in _PYTHON_SCALARS or (isinstance(operand, np.generic) and operand.dtype in dtypes.SUPPORTED):
             values.append(operand)
+        elif kind is np.ndarray and not operand.ndim and operand.dtype in dtypes.SUPPORTED:
+            values.append(operand[()])  # (NumPy's scalar comparisons hand their scalar over as one)
         else:
             return None
     function = _OPERATORS.get(ufunc, ufunc)
