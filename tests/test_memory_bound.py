@@ -1,7 +1,7 @@
 """Compiled code leaves memory with the caches that hold it: a long-running process that compiles
 graph after graph stays within what its caches hold.
 
-Executables (compile.py, least recently used beyond 512) hold their kernels, kernels (cpu.py,
+Executables (compile.py, least recently used beyond 512) hold their kernels, kernels (cpu_kernels.py,
 beyond 4,096) hold the MCJIT engine their code is in, and an engine (up to 64 kernels) is freed
 with the last kernel and executable holding it. A fresh process compiles 300 distinct graphs with
 those caches shrunk (16 kernels, 4 per engine, 8 executables and plans), so they evict all along:
@@ -31,10 +31,10 @@ _SCRIPT = textwrap.dedent('''
     import numpy as np
     import lazyarr as la
     from lazyarr import compile as driver
-    from lazyarr.backends import cpu
+    from lazyarr.backends import cpu_kernels
     from lazyarr.backends.llvm.target import JitEngine
 
-    cpu._KERNEL_LIMIT, cpu._KERNELS_PER_ENGINE = 16, 4
+    cpu_kernels._KERNEL_LIMIT, cpu_kernels._KERNELS_PER_ENGINE = 16, 4
     driver._CACHE_LIMIT, driver._PLANS_LIMIT = 8, 8
 
     def resident_mib():
