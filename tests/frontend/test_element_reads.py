@@ -85,7 +85,8 @@ def test_element_arithmetic_is_numpys_scalar_arithmetic(data):
     lazy_element = evaluated(numpy_buffer)[0]
     numpy_element = numpy_buffer[0]
     # A NumPy scalar meets the element as an element of its own, or as it is (both: NumPy's scalar math).
-    other_lazy = evaluated(np.array([other]))[0] if isinstance(other, np.generic) and data.draw(st.booleans()) else other
+    as_element = isinstance(other, np.generic) and data.draw(st.booleans())
+    other_lazy = evaluated(np.array([other]))[0] if as_element else other
 
     def run(element, operand):
         return lambda: operation(operand, element) if reflected else operation(element, operand)

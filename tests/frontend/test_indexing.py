@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import lazyarr as la
-from lazyarr.frontend.array import Array
 from lazyarr.frontend import indexing
+from lazyarr.frontend.array import Array
 from lazyarr.frontend.core import as_array
 from lazyarr.frontend.indexing import (
     compress,
