@@ -233,7 +233,16 @@ class BasicKey:
         self.write = self._write
         self.layout = plan.view_layout
 
+    # A view's reads and writes are replayed from templates (per base dtype): `a[3] += w` in a
+    # loop writes through its view and re-reads it each time, ~5 Python-made nodes otherwise.
     def _read(self, node: Instruction) -> Instruction:
+        return _VIEW_READS.build((self, node.shape, node.dtype), self._read_nodes, node)
+
+    def _write(self, node: Instruction, update: Instruction) -> Instruction:
+        return _VIEW_WRITES.build((self, node.shape, node.dtype, update.shape, update.dtype), self._write_nodes,
+                                  node, update)
+
+    def _read_nodes(self, node: Instruction) -> Instruction:
         if self.picked is not None:
             starts, dynamic_slice = self.picked
             node = dynamic_slice(node, *starts)
@@ -244,8 +253,26 @@ class BasicKey:
             node = reversed_(node)
         return node if node.shape == self.result_shape else reshaped(node)
 
-    def _write(self, node: Instruction, update: Instruction) -> Instruction:
+    def _write_nodes(self, node: Instruction, update: Instruction) -> Instruction:
         return _written(node, self.plan, update)
+
+
+# A BasicKey's view reads and writes by (key, shapes, dtypes): their graphs replayed.
+_VIEW_READS = Templates()
+_VIEW_WRITES = Templates()
+
+
+def reads_as(array: Array, key, value: Array) -> bool:
+    """Whether `array[key]` is `value`'s very node, for a `value` viewing `array`: `a[k] = t`
+    after `t = a[k]; t += w` (what `a[k] += w` runs), where the view wrote through already and
+    the assignment changes nothing. Only a plain basic key (a view) is looked at."""
+    if not _is_plain_basic(key):
+        return False
+    try:
+        recipe = basic_key(array.shape, key)
+    except (IndexError, TypeError):
+        return False  # (the assignment raises lazyarr's error)
+    return recipe.is_view and recipe.read(array._node) is value._node
 
 
 _BASIC_KEYS: dict[tuple, BasicKey] = {}
@@ -355,8 +382,23 @@ def _replayed_gather(array: Array, key) -> Array | None:
     not checked against the array's bounds before it runs), so a loop's `centres[labels]` is
     parsed and lowered once (~36 -> ~3 us). None for any other key (masks have a shape from
     their data; NumPy index arrays are checked as they are read)."""
+    found = _lazy_index_key(key)
+    if found is None:
+        return None
+    parts, signature, indices = found
+
+    def build(base: Instruction, *index_nodes: Instruction) -> Instruction:
+        return _advanced_read(base, parse_key(base.shape, _rebuilt_key(key, parts, index_nodes)))
+
+    return Array(_GATHERS.build((array._node.shape, array._node.dtype, *signature), build, array._node, *indices))
+
+
+def _lazy_index_key(key) -> tuple[tuple, list, list[Instruction]] | None:
+    """(the key's parts, their signature, the lazy indices' nodes) for a key of lazy integer
+    arrays with ints, int-bounded slices, None and Ellipsis beside them; None for any other key.
+    Per part, the signature holds a lazy index's shape and dtype, a slice's bounds, or the part."""
     parts = key if type(key) is tuple else (key,)
-    signature = [array._node.shape, array._node.dtype]
+    signature = []
     indices = []
     for part in parts:
         kind = type(part)
@@ -376,15 +418,41 @@ def _replayed_gather(array: Array, key) -> Array | None:
             signature.append(part)
         else:
             return None
-    if not indices:
+    return (parts, signature, indices) if indices else None
+
+
+def _rebuilt_key(key, parts: tuple, index_nodes) -> object:
+    """`key` with its lazy indices (in order) standing on `index_nodes` (a template's leaves)."""
+    nodes = iter(index_nodes)
+    rebuilt = tuple(Array(next(nodes)) if type(part) is Array else part for part in parts)
+    return rebuilt if type(key) is tuple else rebuilt[0]
+
+
+# (the array's shape and dtype, the update's, then the key's parts as _GATHERS has them) -> the
+# template of the write (_replayed_scatter).
+_SCATTERS = Templates()
+
+
+def _replayed_scatter(array: Array, key, value) -> Instruction | None:
+    """`array[key] = value` (setitem's node) for a key _replayed_gather replays and a lazy or
+    Python scalar value, replayed from its graph template: a loop's `counts[labels] += 1` (a
+    gather, an add and this write) is parsed and lowered once (~95 -> ~25 us a statement). The
+    update is converted as the general path converts it (a Python scalar to the array's dtype
+    first, raising NumPy's OverflowError). None for any other key or value."""
+    found = _lazy_index_key(key)
+    kind = type(value)
+    if found is None or not (kind is Array or kind is int or kind is float or kind is bool):
         return None
+    parts, signature, indices = found
+    update = value._node if kind is Array else _update_node(value, array.dtype, (), False)
 
-    def build(base: Instruction, *index_nodes: Instruction) -> Instruction:
-        nodes = iter(index_nodes)
-        rebuilt = tuple(Array(next(nodes)) if type(part) is Array else part for part in parts)
-        return _advanced_read(base, parse_key(base.shape, rebuilt if type(key) is tuple else rebuilt[0]))
+    def build(base: Instruction, new: Instruction, *index_nodes: Instruction) -> Instruction:
+        plan = parse_key(base.shape, _rebuilt_key(key, parts, index_nodes))
+        return _written(base, plan, _update_node(Array(new), base.dtype, plan.result_shape(), plan.is_advanced))
 
-    return Array(_GATHERS.build(tuple(signature), build, array._node, *indices))
+    base = array._node
+    return _SCATTERS.build((base.shape, base.dtype, update.shape, update.dtype, *signature), build,
+                           base, update, *indices)
 
 
 def _is_view(plan: IndexPlan) -> bool:
@@ -511,6 +579,10 @@ def setitem(array, key, value) -> Instruction:
     array = as_array(array, where="__setitem__")
     if not plain and _is_leading_mask(array.shape, key) and _is_zero_dimensional(value):
         return _masked_fill(array, key, value)
+    if not plain:
+        replayed = _replayed_scatter(array, key, value)
+        if replayed is not None:
+            return replayed
     plan = basic_key(array.shape, key).plan if plain else parse_key(array.shape, key)
     update = _update_node(value, array.dtype, plan.result_shape(), plan.is_advanced)
     return _written(array._node, plan, update)

@@ -208,7 +208,11 @@ def _setitem(self, key, value):
 
     A value only this statement holds (`u[1:-1] = expression`) is consumed: a loop cut here
     leaves it out (array.track_pending). One element of an array nothing else sees is written
-    in its buffer (element_writes)."""
+    in its buffer (element_writes). `a[k] += w` runs `t = a[k]; t += w; a[k] = t`: the view
+    wrote through already, so the last write, which changes nothing, records nothing."""
+    if type(value) is Array and value._base is not None and value._base.base is self and indexing.reads_as(
+            self, key, value):
+        return
     if written_in_place(self, key, value):
         return
     consumed = (value,) if type(value) is Array and sys.getrefcount(value) <= _TEMPORARY_VALUE else ()

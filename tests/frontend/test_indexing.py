@@ -535,6 +535,49 @@ def test_put_along_axis_matches_numpy(case, data):
     assert_same(array, expected)
 
 
+@given(array_and_key(advanced_keys), st.data())
+def test_lazy_integer_index_writes_replay_the_general_paths_write(case, data):
+    """`x[key] = value` with lazy integer indices and a Python scalar or lazy value is replayed
+    from a template after its first call (indexing._replayed_scatter): a second write with other
+    index values of the same shapes and dtypes makes the node the general path makes, and both
+    write as NumPy does (duplicate indices too: the last wins, as the general path's scatter)."""
+    values, key = case
+    parts = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(part, (list, np.ndarray, Array)) for part in parts):
+        return  # (True,): no axis to index
+    dtype = data.draw(st.sampled_from([np.int64, np.int32, np.uint8]))
+    lazy_value = data.draw(st.booleans())
+    for attempt in range(2):  # the first write records the template, the second replays it
+        numpy_key = []
+        for part in parts:
+            if isinstance(part, (list, np.ndarray, Array)):
+                index = np.asarray(part)
+                order = data.draw(st.permutations(range(index.size)))
+                numpy_key.append(index.reshape(-1)[list(order)].reshape(index.shape))
+            else:
+                numpy_key.append(part)
+        numpy_key = tuple(numpy_key)
+        target_shape = values[numpy_key].shape
+        if lazy_value:
+            update = data.draw(arrays(values.dtype, target_shape))
+            value = as_array(update)
+        else:
+            update = value = data.draw(st.booleans() if values.dtype == np.bool_ else st.integers(0, 5))
+        if dtype == np.uint8 and any(isinstance(part, np.ndarray) and (part < 0).any() for part in numpy_key):
+            continue  # (negative indices do not fit the unsigned dtype)
+        lazy_key = tuple(as_array(part.astype(dtype)) if isinstance(part, np.ndarray) else part
+                         for part in numpy_key)
+        expected = values.copy()
+        expected[numpy_key] = update
+        x = as_array(values)
+        written = indexing.setitem(x, lazy_key, value)
+        plan = indexing.parse_key(x.shape, lazy_key)
+        general = indexing._written(x._node, plan, indexing._update_node(
+            value, x.dtype, plan.result_shape(), plan.is_advanced))
+        assert written is general
+        assert_same(Array(written), expected)
+
+
 def test_take_along_axis_flattened_and_errors():
     values = np.arange(6).reshape(2, 3)
     assert_same(take_along_axis(as_array(values), np.array([5, 0]), axis=None),

@@ -394,21 +394,24 @@ def test_c_notes_nothing_inside_a_trace():
         _flags.FLAGS = flags
 
 
-def test_c_sweep_drops_exactly_the_dead_entries():
+@pytest.mark.parametrize("live_every", [1, 2, 3, 50, 1000])
+def test_c_sweep_drops_exactly_the_dead_entries(live_every):
+    """Both ways of the C sweep: most entries dead (the live ones are put back into the cleared
+    table) and most alive (each dead one deleted); an entry that is not a weak reference stays."""
     from lazyarr.frontend import _fast_paths
 
     class Node:
         pass
 
     alive = [Node() for _ in range(50)]
-    table = {}
+    table = {"not a weak reference": 7}
     for index in range(200):
-        node = alive[index % 50] if index % 3 == 0 else Node()
+        node = alive[index % 50] if index % live_every == 0 else Node()
         table[(index, id(node))] = weakref.ref(node)
     gc.collect()
-    want = {key for key, entry in table.items() if entry() is not None}
+    want = {key: entry for key, entry in table.items() if not isinstance(entry, weakref.ref) or entry() is not None}
     assert _fast_paths.sweep_intern_table(table) == len(want)
-    assert set(table) == want and all(entry() is not None for entry in table.values())
+    assert table == want
     with pytest.raises(TypeError):
         _fast_paths.sweep_intern_table([])
 

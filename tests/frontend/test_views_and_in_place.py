@@ -222,3 +222,32 @@ def test_a_zero_dimensional_index_array_gives_a_copy_as_numpy(evaluated):
         np.testing.assert_array_equal(np.asarray(x), values)
         expected[0] = 99
         np.testing.assert_array_equal(np.asarray(picked), expected)
+
+
+@settings(max_examples=60)
+@given(case=base_and_key(), statement=st.sampled_from(["+=", "-=", "*="]), data=st.data())
+def test_an_indexed_in_place_statement_writes_once(case, statement, data):
+    """`a[k] += w` runs `t = a[k]; t += w; a[k] = t`: the view wrote through already, so the last
+    write records nothing (it left a second update per statement in the graph). An assignment
+    of a view at another key, or of the same key once its base moved on, still writes."""
+    values, key = case
+    want = values.copy()
+    if not isinstance(want[key], np.ndarray):
+        return  # integers for every axis: `t` is a copy, the assignment writes it
+    other = data.draw(hnp.arrays(np.int64, want[key].shape, elements=st.integers(-9, 9)))
+    lazy = la.asarray(values)
+    exec(f"target[key] {statement} other", {"target": want, "key": key, "other": other})
+    view = lazy[key]
+    exec(f"view {statement} other", {"view": view, "other": la.asarray(other)})
+    written = lazy._node
+    lazy[key] = view  # what the statement's last step does
+    assert lazy._node is written
+    assert_identical(np.asarray(lazy), want)
+    exec(f"target[key] {statement} other", {"target": want, "key": key, "other": other})
+    exec(f"target[key] {statement} other", {"target": lazy, "key": key, "other": la.asarray(other)})
+    assert_identical(np.asarray(lazy), want)
+    # another row's view (a different value) is written
+    if values.ndim and values.shape[0] > 1:
+        want[0] = want[1]
+        lazy[0] = lazy[1]
+        assert_identical(np.asarray(lazy), want)
