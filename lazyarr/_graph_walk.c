@@ -82,22 +82,126 @@ field(PyObject *node, Py_ssize_t offset, const char *name)
     return value;
 }
 
-/* Place `node` next: its position in `positions`, appended to `nodes`. */
-static int
-place(PyObject *node, PyObject *positions, PyObject *nodes)
+/* Where each placed node is: an open-addressing table from a node's address to its position
+   (a dict keyed by the nodes cost ~40 % of the walk: hashing, a PyLong per insert, a reference
+   per node), and each position's PyLong, made once and shared by the signature entries that
+   name it. The table borrows the nodes: `nodes` holds them. */
+typedef struct {
+    PyObject **keys;      /* NULL where empty */
+    Py_ssize_t *values;
+    Py_ssize_t capacity;  /* a power of two, at least twice the count */
+    PyObject **numbers;   /* per position: its PyLong (owned) */
+    Py_ssize_t count, numbers_capacity;
+} Places;
+
+static size_t
+slot_of(const Places *places, PyObject *node)
 {
-    PyObject *index = PyLong_FromSsize_t(PyList_GET_SIZE(nodes));
-    if (index == NULL) {
+    size_t hash = ((size_t)(uintptr_t)node >> 4) * (size_t)0x9E3779B97F4A7C15ull;
+    return (hash ^ (hash >> 29)) & (size_t)(places->capacity - 1);
+}
+
+/* The position of `node`, or -1 when it is not placed. */
+static Py_ssize_t
+find_place(const Places *places, PyObject *node)
+{
+    if (places->capacity == 0) {
         return -1;
     }
-    int failed = PyDict_SetItem(positions, node, index) < 0 || PyList_Append(nodes, node) < 0;
-    Py_DECREF(index);
-    return failed ? -1 : 0;
+    for (size_t slot = slot_of(places, node);; slot = (slot + 1) & (size_t)(places->capacity - 1)) {
+        PyObject *key = places->keys[slot];
+        if (key == node) {
+            return places->values[slot];
+        }
+        if (key == NULL) {
+            return -1;
+        }
+    }
+}
+
+static int
+grow_places(Places *places)
+{
+    Py_ssize_t capacity = places->capacity ? 2 * places->capacity : 256;
+    PyObject **old_keys = places->keys;
+    Py_ssize_t *old_values = places->values, old_capacity = places->capacity;
+    places->keys = PyMem_Calloc(capacity, sizeof(PyObject *));
+    places->values = PyMem_Malloc(capacity * sizeof(Py_ssize_t));
+    if (places->keys == NULL || places->values == NULL) {
+        PyMem_Free(places->keys);
+        PyMem_Free(places->values);
+        places->keys = old_keys;
+        places->values = old_values;
+        PyErr_NoMemory();
+        return -1;
+    }
+    places->capacity = capacity;
+    for (Py_ssize_t i = 0; i < old_capacity; i++) {
+        if (old_keys[i] != NULL) {
+            size_t slot = slot_of(places, old_keys[i]);
+            while (places->keys[slot] != NULL) {
+                slot = (slot + 1) & (size_t)(capacity - 1);
+            }
+            places->keys[slot] = old_keys[i];
+            places->values[slot] = old_values[i];
+        }
+    }
+    PyMem_Free(old_keys);
+    PyMem_Free(old_values);
+    return 0;
+}
+
+static void
+clear_places(Places *places)
+{
+    for (Py_ssize_t i = 0; i < places->count; i++) {
+        Py_DECREF(places->numbers[i]);
+    }
+    PyMem_Free(places->keys);
+    PyMem_Free(places->values);
+    PyMem_Free(places->numbers);
+}
+
+/* Place `node` next: its position in `places`, appended to `nodes`. */
+static int
+place(PyObject *node, Places *places, PyObject *nodes)
+{
+    Py_ssize_t position = PyList_GET_SIZE(nodes);
+    if (position != places->count) {
+        PyErr_SetString(PyExc_SystemError, "walk: positions out of step with the node list");
+        return -1;
+    }
+    if (2 * (places->count + 1) > places->capacity && grow_places(places) < 0) {
+        return -1;
+    }
+    if (places->count == places->numbers_capacity) {
+        Py_ssize_t capacity = places->numbers_capacity ? 2 * places->numbers_capacity : 128;
+        PyObject **numbers = PyMem_Realloc(places->numbers, capacity * sizeof(PyObject *));
+        if (numbers == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        places->numbers = numbers;
+        places->numbers_capacity = capacity;
+    }
+    PyObject *number = PyLong_FromSsize_t(position);
+    if (number == NULL || PyList_Append(nodes, node) < 0) {
+        Py_XDECREF(number);
+        return -1;
+    }
+    places->numbers[places->count++] = number;
+    size_t slot = slot_of(places, node);
+    while (places->keys[slot] != NULL) {
+        slot = (slot + 1) & (size_t)(places->capacity - 1);
+    }
+    places->keys[slot] = node;
+    places->values[slot] = position;
+    return 0;
 }
 
 /* (identity, operand positions...): an interior node's signature entry. */
 static PyObject *
-interior_entry(PyObject *node, PyObject *positions)
+interior_entry(PyObject *node, const Places *places)
 {
     PyObject *operands = field(node, operands_offset, "operands");
     PyObject *identity = field(node, identity_offset, "_identity");
@@ -111,15 +215,13 @@ interior_entry(PyObject *node, PyObject *positions)
     }
     PyTuple_SET_ITEM(entry, 0, Py_NewRef(identity));
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *position = PyDict_GetItemWithError(positions, PyTuple_GET_ITEM(operands, i));
-        if (position == NULL) {
-            if (!PyErr_Occurred()) {
-                PyErr_SetString(PyExc_RuntimeError, "walk: an operand was not placed before its user");
-            }
+        Py_ssize_t position = find_place(places, PyTuple_GET_ITEM(operands, i));
+        if (position < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "walk: an operand was not placed before its user");
             Py_DECREF(entry);
             return NULL;
         }
-        PyTuple_SET_ITEM(entry, i + 1, Py_NewRef(position));
+        PyTuple_SET_ITEM(entry, i + 1, Py_NewRef(places->numbers[position]));
     }
     return entry;
 }
@@ -205,7 +307,7 @@ leaf_buffer(PyObject *node, PyObject *bound, PyObject *decide, int lift_scalars,
 
 /* (position, references) of the interior nodes other than the outputs referenced from outside
    the walked graph: their references beyond those the graph's users' operand tuples hold and
-   the walk's own two (`nodes` and `positions`). NULL with an error set on failure. */
+   the walk's own one (`nodes`). NULL with an error set on failure. */
 static PyObject *
 shared_positions(PyObject *nodes, PyObject *leaves, PyObject *signature, PyObject *root_positions)
 {
@@ -244,7 +346,7 @@ shared_positions(PyObject *nodes, PyObject *leaves, PyObject *signature, PyObjec
         }
     }
     for (Py_ssize_t position = 0; position < count; position++) {
-        Py_ssize_t outside = Py_REFCNT(PyList_GET_ITEM(nodes, position)) - users[position] - 2;
+        Py_ssize_t outside = Py_REFCNT(PyList_GET_ITEM(nodes, position)) - users[position] - 1;
         if (!skipped[position] && outside > 0) {
             PyObject *pair = Py_BuildValue("(nn)", position, outside);
             int appended = pair == NULL ? -1 : PyList_Append(shared, pair);
@@ -283,10 +385,11 @@ walk(PyObject *module, PyObject *args)
     if (roots == NULL) {
         return NULL;
     }
-    PyObject *positions = PyDict_New(), *nodes = PyList_New(0), *leaves = PyList_New(0);
+    PyObject *nodes = PyList_New(0), *leaves = PyList_New(0);
     PyObject *buffers = PyList_New(0), *signature = PyList_New(0), *result = NULL;
     Stack stack = {NULL, 0, 0};
-    if (positions == NULL || nodes == NULL || leaves == NULL || buffers == NULL || signature == NULL) {
+    Places places = {NULL, NULL, 0, NULL, 0, 0};
+    if (nodes == NULL || leaves == NULL || buffers == NULL || signature == NULL) {
         goto done;
     }
     Py_ssize_t root_count = PySequence_Fast_GET_SIZE(roots);
@@ -303,8 +406,8 @@ walk(PyObject *module, PyObject *args)
             Entry top = stack.entries[--stack.count];
             PyObject *node = top.node; /* owned from here */
             if (top.expanded) {
-                PyObject *entry = interior_entry(node, positions);
-                int failed = entry == NULL || PyList_Append(signature, entry) < 0 || place(node, positions, nodes) < 0;
+                PyObject *entry = interior_entry(node, &places);
+                int failed = entry == NULL || PyList_Append(signature, entry) < 0 || place(node, &places, nodes) < 0;
                 Py_XDECREF(entry);
                 Py_DECREF(node);
                 if (failed) {
@@ -312,12 +415,8 @@ walk(PyObject *module, PyObject *args)
                 }
                 continue;
             }
-            int placed = PyDict_Contains(positions, node);
-            if (placed != 0) {
+            if (find_place(&places, node) >= 0) {
                 Py_DECREF(node);
-                if (placed < 0) {
-                    goto done;
-                }
                 continue;
             }
             PyObject *operands = field(node, operands_offset, "operands");
@@ -351,21 +450,18 @@ walk(PyObject *module, PyObject *args)
                         failed = 1;
                         break;
                     }
-                    int known = PyDict_Contains(positions, operand);
-                    failed = known < 0 || (known == 0 && push(&stack, operand, 0) < 0);
+                    failed = find_place(&places, operand) < 0 && push(&stack, operand, 0) < 0;
                 }
                 if (failed) {
                     goto done;
                 }
                 continue;
             }
-            PyObject *index = PyLong_FromSsize_t(PyList_GET_SIZE(nodes));
             PyObject *shape = field(node, shape_offset, "shape"), *dtype = field(node, dtype_offset, "dtype");
             PyObject *entry = shape && dtype ? PyTuple_Pack(3, shape, dtype, (PyObject *)Py_TYPE(buffer)) : NULL;
-            int failed = index == NULL || entry == NULL || PyList_Append(leaves, index) < 0
-                         || PyList_Append(buffers, buffer) < 0 || PyList_Append(signature, entry) < 0
-                         || place(node, positions, nodes) < 0;
-            Py_XDECREF(index);
+            int failed = entry == NULL || PyList_Append(buffers, buffer) < 0 || PyList_Append(signature, entry) < 0
+                         || place(node, &places, nodes) < 0
+                         || PyList_Append(leaves, places.numbers[places.count - 1]) < 0;
             Py_XDECREF(entry);
             Py_DECREF(buffer);
             Py_DECREF(node);
@@ -379,17 +475,14 @@ walk(PyObject *module, PyObject *args)
         goto done;
     }
     for (Py_ssize_t r = 0; r < root_count; r++) {
-        PyObject *position = PyDict_GetItemWithError(positions, PySequence_Fast_GET_ITEM(roots, r));
-        if (position == NULL) {
-            if (!PyErr_Occurred()) {
-                PyErr_SetString(PyExc_RuntimeError, "walk: an output was not placed");
-            }
+        Py_ssize_t position = find_place(&places, PySequence_Fast_GET_ITEM(roots, r));
+        if (position < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "walk: an output was not placed");
             Py_DECREF(root_positions);
             goto done;
         }
-        PyTuple_SET_ITEM(root_positions, r, Py_NewRef(position));
+        PyTuple_SET_ITEM(root_positions, r, Py_NewRef(places.numbers[position]));
     }
-    /* (counted while `positions` still holds every node: the walk's second reference) */
     PyObject *shared = shared_positions(nodes, leaves, signature, root_positions);
     PyObject *signature_tuple = shared == NULL ? NULL : PyList_AsTuple(signature);
     if (signature_tuple == NULL) {
@@ -403,8 +496,8 @@ walk(PyObject *module, PyObject *args)
     Py_DECREF(shared);
 done:
     clear_stack(&stack);
+    clear_places(&places);
     Py_DECREF(roots);
-    Py_XDECREF(positions);
     Py_XDECREF(nodes);
     Py_XDECREF(leaves);
     Py_XDECREF(buffers);

@@ -108,7 +108,7 @@ def python_linearize(outputs: Sequence[Instruction], bound: BufferLookup, *, lif
 def _shared_positions(graph: Linearized) -> list[tuple[int, int]]:
     """(position, references) of the interior nodes other than outputs referenced from outside
     the graph: their references beyond their users' in it, the graph's node list and
-    getrefcount's argument (the C walk counts its own two: its list and dict)."""
+    getrefcount's argument (the C walk counts its own one: its list)."""
     leaves = set(graph.leaf_positions)
     users = [0] * len(graph.nodes)
     for position, entry in enumerate(graph.signature):

@@ -74,6 +74,33 @@ def test_einsum_matches_numpy(subscripts, data):
     assert_matches(linalg.einsum(subscripts, *[la.asarray(operand) for operand in operands]), expected)
 
 
+@pytest.mark.parametrize("subscripts", ["ij,jk->ik", "ii->i", "ij->ji", "ij,j->i", "iij->j", "...ij,...jk->...ik"])
+@settings(max_examples=10)
+@given(data=st.data())
+def test_einsum_replays_the_general_paths_graph(subscripts, data):
+    """A second einsum of the same subscripts, shapes and dtypes is replayed from a template
+    (einsum._EINSUMS): its node is the one the general path (`_summed` of the parse) makes,
+    and both calls read as NumPy."""
+    from lazyarr.frontend import einsum as einsum_module
+
+    shapes = _label_shapes(data, subscripts.replace("...", "b"))
+    dtypes = [data.draw(st.sampled_from(PRODUCT_DTYPES), label="dtype") for _ in shapes]
+    requested = data.draw(st.sampled_from([None, np.float64]), label="dtype=")
+    keywords = {} if requested is None else {"dtype": requested, "casting": "unsafe"}
+    for _ in range(2):  # the first call records, the second replays
+        operands = [exact_array(data, dtype, shape, "operand", dtypes) for dtype, shape in zip(dtypes, shapes)]
+        expected, error = call_numpy(np.einsum, [subscripts, *operands], keywords)
+        assert error is None, error
+        arrays = [la.asarray(operand) for operand in operands]
+        got = linalg.einsum(subscripts, *arrays, **keywords)
+        replayed = got._node  # (before evaluation binds the result to a leaf)
+        assert_matches(got, expected)
+    labels, output = einsum_module._parse(subscripts, arrays)
+    result_dtype = got.dtype  # (NumPy's: checked above)
+    assert replayed is einsum_module._summed(subscripts, [array._node for array in arrays], labels, output,
+                                             result_dtype)
+
+
 @pytest.mark.parametrize(
     "subscripts", ["...ij,...jk->...ik", "...ii->...i", "i...,...i", "...,...", "a...->...a"]
 )
