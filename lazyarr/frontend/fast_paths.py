@@ -55,6 +55,7 @@ if ENABLED:
     direct_recording.use_fast_recording(_fast_paths.record_binary, _fast_paths.record_unary)
     instruction_module.use_fast_replay(_fast_paths.replay)
     instruction_module.use_fast_sweep(_fast_paths.sweep_intern_table)
+    instruction_module.use_fast_leaf(_fast_paths.new_leaf)
     _fast_paths.configure_views(
         views.VIEW_CHAINS, views.ViewOf, array_module.leaf_for, views.ViewOf.base, views.ViewOf.read,
         views.ViewOf.write, views.ViewOf.layout, views.ViewOf.refusal, views.ViewOf.strided)

@@ -577,12 +577,15 @@ def fresh_parameter(shape, dtype, bound=None) -> Instruction:
         checked = _CHECKED_PARAMETERS[given] = (model, tuple(type(value) for _, value in model.attrs))
     model, attribute_types = checked
     shape, dtype = model.shape, model.dtype
+    attr_tuple = (("dtype", dtype), ("number", number), ("shape", shape))  # as make()
+    if _fast_leaf is not None:
+        return _fast_leaf(model.op, shape, dtype, attr_tuple, ("parameter", attr_tuple, attribute_types), bound)
     leaf = _Unfrozen()
     leaf.op = model.op
     leaf.shape = shape
     leaf.dtype = dtype
     leaf.operands = ()
-    leaf.attrs = attr_tuple = (("dtype", dtype), ("number", number), ("shape", shape))  # as make()
+    leaf.attrs = attr_tuple
     leaf._attr_map = None  # built when asked for: Instruction._built_attributes
     leaf._local = leaf._identity = ("parameter", attr_tuple, attribute_types)  # unique: never a key
     leaf._bound = bound
@@ -591,6 +594,15 @@ def fresh_parameter(shape, dtype, bound=None) -> Instruction:
     leaf.constant_only = False
     leaf.__class__ = Instruction
     return leaf
+
+
+_fast_leaf = None  # new_leaf(op, shape, dtype, attrs, identity, bound) of the frontend's C extension (use_fast_leaf)
+
+
+def use_fast_leaf(function) -> None:
+    """Make fresh_parameter's leaves with `function` (the same fields, in C)."""
+    global _fast_leaf
+    _fast_leaf = function
 
 
 # bind(node, buffer): record `buffer` as the computed value of `node` (the evaluator's only

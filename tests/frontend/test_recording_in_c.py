@@ -20,11 +20,12 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import lazyarr as la
 from lazyarr.frontend import array as array_module
 from lazyarr.frontend import direct_recording, elementwise, fast_paths
-from lazyarr.hlo.instruction import interned_count, make
+from lazyarr.hlo.instruction import Instruction, interned_count, make
 
 pytestmark = pytest.mark.skipif(not fast_paths.ENABLED, reason="the C extension is not built here")
 
@@ -847,3 +848,29 @@ def test_c_writes_note_deep_arrays_for_loop_cuts_as_track_pending_does():
         _flags.FLAGS = flags
         array_module._PENDING.arrays.clear()
         array_module._PENDING.prune_at = 64
+
+
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4),
+       dtype=st.sampled_from([np.float32, np.int64, np.bool_, np.complex64]), bound=st.booleans())
+def test_c_leaves_have_the_python_leaves_fields(shape, dtype, bound):
+    """fresh_parameter's leaf made in C (new_leaf) has every field its Python twin gives, and a
+    process-unique number."""
+    from lazyarr.hlo import instruction
+
+    if instruction._fast_leaf is None:
+        pytest.skip("the C extension is not built")
+    buffer = np.zeros(shape, dtype) if bound else None
+    made = instruction.fresh_parameter(shape, np.dtype(dtype), buffer)
+    fast, instruction._fast_leaf = instruction._fast_leaf, None
+    try:
+        twin = instruction.fresh_parameter(shape, np.dtype(dtype), buffer)
+    finally:
+        instruction._fast_leaf = fast
+    assert type(made) is type(twin) is Instruction
+    fields = ("op", "shape", "dtype", "operands", "_attr_map", "_bound", "_holder", "depth", "constant_only")
+    assert [getattr(made, name) for name in fields] == [getattr(twin, name) for name in fields]
+    assert made.attr("number") != twin.attr("number")
+    renumbered = tuple((name, twin.attr("number") if name == "number" else value) for name, value in made.attrs)
+    assert renumbered == twin.attrs and made._local == made._identity
+    assert made._identity[0] == twin._identity[0] and made._identity[2] == twin._identity[2]
+    assert made.attributes == {**twin.attributes, "number": made.attr("number")}
