@@ -237,6 +237,7 @@ def _result_dtype(arrays, dtype, casting):
 # and result dtype; and the template of the graph: a loop's `einsum("ij,j->i", A, x)` is parsed
 # and lowered once (~53 -> ~6 us a call).
 _PARSED: dict[tuple, tuple] = {}
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 _EINSUMS = Templates()
 
 
@@ -266,7 +267,12 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     if parsed is None:
         labels, output = _parse(subscripts, arrays)
         if len(arrays) == 1 and set(labels[0]) == set(output):
-            result_dtype = arrays[0].dtype  # NumPy's view of its one operand: `dtype=` and `casting=` ignored
+            # NumPy's view of its one operand: `dtype=` and `casting=` checked, then ignored
+            if dtype is not None:
+                dtypes.as_dtype(dtype, where="einsum")
+            if casting not in _CASTINGS:
+                raise ValueError(f"casting must be one of {', '.join(map(repr, _CASTINGS))} (got {casting!r})")
+            result_dtype = arrays[0].dtype
         else:
             result_dtype = _result_dtype(arrays, dtype, casting)
         parsed = (labels, output, result_dtype)

@@ -159,6 +159,16 @@ def test_einsum_errors(subscripts, shapes, message):
         np.einsum(subscripts, *[np.ones(shape) for shape in shapes])
 
 
+@pytest.mark.parametrize("keywords, error", [({"casting": "bogus"}, ValueError), ({"dtype": "bogus"}, TypeError)])
+def test_a_one_operand_view_einsum_still_checks_dtype_and_casting(keywords, error):
+    """NumPy ignores `dtype=` and `casting=` for the view it returns, but refuses bad ones."""
+    values = np.ones((2, 3))
+    with pytest.raises(error):
+        np.einsum("ij->ji", values, **keywords)
+    with pytest.raises(error):
+        linalg.einsum("ij->ji", la.asarray(values), **keywords)
+
+
 def test_einsum_casting_error():
     with pytest.raises(TypeError, match="safe"):
         linalg.einsum("i->", la.asarray(np.ones(3)), dtype=np.float32)
