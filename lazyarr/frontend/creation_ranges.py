@@ -186,6 +186,21 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"linspace: Number of samples, {num}, must be non-negative.")
+    if not retstep and type(axis) is int and axis == 0 and type(endpoint) is bool:
+        # (a graph of ~20 nodes: replayed per bounds' types, values or shapes, 90 -> ~8 us)
+        bounds = (start, stop)
+        if is_python_scalar(start) and is_python_scalar(stop):  # (both become arrays: see _linspace)
+            bounds = (as_array(start, where="linspace"), as_array(stop, where="linspace"))
+        result = replayed("linspace", lambda first, last: _linspace(first, last, num, endpoint, dtype, 0)[0],
+                          bounds, (num, endpoint, dtype))
+        if result is not None:
+            return result
+    result, step = _linspace(start, stop, num, endpoint, dtype, axis)
+    return (result, step) if retstep else result
+
+
+def _linspace(start, stop, num: int, endpoint, dtype, axis) -> tuple[Array, object]:
+    """linspace's samples and step for checked arguments."""
     divisions = num - 1 if endpoint else num
     # NumPy keeps Python scalars weak only when the other bound is an array.
     keep_weak = not (is_python_scalar(start) and is_python_scalar(stop))
@@ -226,7 +241,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         if dtypes.is_integer(target):
             result = elementwise.floor(result)
         result = wrap(convert(result._node, target))
-    return (result, step_result) if retstep else result
+    return result, step_result
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0) -> Array:

@@ -315,6 +315,28 @@ def test_arange_refuses_what_numpy_refuses(args, error):
         la.arange(*args, **kwargs)
 
 
+@given(linspace_arguments(bounds(100, [np.float32, np.float64, np.int32])))
+def test_linspace_replays_the_general_paths_graph(case):
+    """`la.linspace` along axis 0 without retstep replays its graph from a template after its
+    first call (templated_calls.replayed): the second call's node is the one the general path
+    makes on the same bounds, and it reads as NumPy's."""
+    from lazyarr.frontend import creation_ranges
+
+    (start, stop), kwargs = case
+    kwargs["axis"] = 0
+    bounds_ = [la.asarray(bound) if isinstance(bound, np.ndarray) else bound for bound in (start, stop)]
+    if not any(isinstance(bound, la.Array) for bound in bounds_):  # (Python bounds become fresh leaves)
+        bounds_ = [la.asarray(np.asarray(bound)) for bound in bounds_]
+    la.linspace(*bounds_, **kwargs)
+    replayed = la.linspace(*bounds_, **kwargs)
+    general, _ = creation_ranges._linspace(*bounds_, kwargs["num"], kwargs["endpoint"], kwargs["dtype"], 0)
+    assert replayed._node is general._node
+    expected = np.linspace(*[np.asarray(bound) if isinstance(bound, la.Array) else bound for bound in bounds_],
+                           **kwargs)
+    got = np.asarray(replayed)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+
+
 def test_linspace_retstep_and_denormal_step():
     samples, step = la.linspace(0, 1, 5, retstep=True)
     expected, expected_step = np.linspace(0, 1, 5, retstep=True)
