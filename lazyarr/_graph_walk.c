@@ -4,7 +4,7 @@ Every evaluation walks the pending part of its graph once (compile.py: `lineariz
 leaves and the structural signature that keys the executable cache. In Python that walk costs
 ~0.4-0.7 us a node, the largest single cost of evaluating a small graph (a solver's convergence
 test each iteration, a loop's cut). `walk` is the same loop: the same post order (leftmost
-operand first), the same leaves, the same signature tuples. What is not plain graph structure
+operand first), the same leaves, the same signature bytes. What is not plain graph structure
 stays in Python: `decide(node, buffer)` says whether a bound node with operands is a leaf (a
 strided view is recomputed instead) and which constants become runtime parameters, and a
 `bound` other than the nodes' own `_bound` field is called as given. Two decisions are taken
@@ -29,6 +29,7 @@ static PyTypeObject *instruction_type;
 static Py_ssize_t operands_offset, identity_offset, bound_offset, op_offset, shape_offset, dtype_offset;
 static Py_ssize_t lifted_offset;
 static PyObject *constant_op, *parameter_op;
+static PyObject *leaf_codes, *identity_codes, *new_code; /* compile.py's code tables and their filler */
 static PyTypeObject *ndarray_type;
 static PyObject *configured; /* configure's arguments: keeps what the pointers above borrow alive */
 
@@ -84,7 +85,7 @@ field(PyObject *node, Py_ssize_t offset, const char *name)
 
 /* Where each placed node is: an open-addressing table from a node's address to its position
    (a dict keyed by the nodes cost ~40 % of the walk: hashing, a PyLong per insert, a reference
-   per node), and each position's PyLong, made once and shared by the signature entries that
+   per node), and each position's PyLong, made once and shared by the leaf list and the roots that
    name it. The table borrows the nodes: `nodes` holds them. */
 typedef struct {
     PyObject **keys;      /* NULL where empty */
@@ -199,31 +200,133 @@ place(PyObject *node, Places *places, PyObject *nodes)
     return 0;
 }
 
-/* (identity, operand positions...): an interior node's signature entry. */
-static PyObject *
-interior_entry(PyObject *node, const Places *places)
+/* The signature: int64 words, per node in post order, a leaf's 2 * code + 1 (the code of its
+   (shape, dtype, buffer type)), an interior node's 2 * code (its `_identity`, an int, or the
+   negative code of another identity), its operand count and their positions. Equal words mean
+   equal graphs (the codes are unique per key: compile._new_code); as bytes, the executable
+   cache hashes it once and compares it with memcmp, where a tuple of tuples was hashed and
+   compared entry by entry (~28 us for a 447-node graph). */
+typedef struct {
+    int64_t *words;
+    Py_ssize_t count, capacity;
+} Words;
+
+static int
+emit(Words *words, int64_t value)
+{
+    if (words->count == words->capacity) {
+        Py_ssize_t capacity = words->capacity ? 2 * words->capacity : 256;
+        int64_t *grown = PyMem_Realloc(words->words, capacity * sizeof(int64_t));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        words->words = grown;
+        words->capacity = capacity;
+    }
+    words->words[words->count++] = value;
+    return 0;
+}
+
+/* The code `table` (compile.py's) has for `key`, made by compile._new_code on a miss. */
+static int
+code_of(PyObject *table, PyObject *key, int64_t *code)
+{
+    PyObject *found = PyDict_GetItemWithError(table, key);
+    PyObject *made = NULL;
+    if (found == NULL) {
+        if (PyErr_Occurred()) {
+            return -1;
+        }
+        made = found = PyObject_CallFunctionObjArgs(new_code, table, key, NULL);
+        if (made == NULL) {
+            return -1;
+        }
+    }
+    long long value = PyLong_AsLongLong(found);
+    Py_XDECREF(made);
+    if (value == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    *code = (int64_t)value;
+    return 0;
+}
+
+/* The last leaf codes found, by the very objects of their key (held: an address is never
+   reused while its entry holds it): a leaf's shape tuple is its signature's own (fresh_parameter
+   shares it) and dtypes are NumPy's canonical objects, so a loop's leaves hit here, where the
+   table's lookup hashes and compares the shape and the dtype (~0.4 us a leaf). */
+#define LEAF_CACHE_SIZE 64
+static struct {
+    PyObject *shape, *dtype, *type; /* strong references, or NULL */
+    int64_t code;
+} leaf_cache[LEAF_CACHE_SIZE];
+
+static int
+emit_leaf(Words *words, PyObject *node, PyObject *buffer)
+{
+    PyObject *shape = field(node, shape_offset, "shape"), *dtype = field(node, dtype_offset, "dtype");
+    if (shape == NULL || dtype == NULL) {
+        return -1;
+    }
+    PyObject *type = (PyObject *)Py_TYPE(buffer);
+    size_t hash = ((size_t)(uintptr_t)shape >> 4) ^ ((size_t)(uintptr_t)dtype >> 2) ^ ((size_t)(uintptr_t)type >> 6);
+    size_t slot = (hash ^ (hash >> 7)) & (LEAF_CACHE_SIZE - 1);
+    if (leaf_cache[slot].shape == shape && leaf_cache[slot].dtype == dtype && leaf_cache[slot].type == type) {
+        return emit(words, 2 * leaf_cache[slot].code + 1);
+    }
+    PyObject *key = PyTuple_Pack(3, shape, dtype, type);
+    int64_t code = 0;
+    int failed = key == NULL || code_of(leaf_codes, key, &code) < 0;
+    Py_XDECREF(key);
+    if (failed) {
+        return -1;
+    }
+    PyObject *old[3] = {leaf_cache[slot].shape, leaf_cache[slot].dtype, leaf_cache[slot].type};
+    leaf_cache[slot].shape = Py_NewRef(shape);
+    leaf_cache[slot].dtype = Py_NewRef(dtype);
+    leaf_cache[slot].type = Py_NewRef(type);
+    leaf_cache[slot].code = code;
+    for (int i = 0; i < 3; i++) {
+        Py_XDECREF(old[i]); /* (after the entry is whole: a finalizer run here may walk) */
+    }
+    return emit(words, 2 * code + 1);
+}
+
+static int
+emit_interior(Words *words, PyObject *node, const Places *places)
 {
     PyObject *operands = field(node, operands_offset, "operands");
     PyObject *identity = field(node, identity_offset, "_identity");
     if (operands == NULL || identity == NULL) {
-        return NULL;
+        return -1;
+    }
+    int64_t code = 0;
+    if (PyLong_CheckExact(identity)) {
+        long long value = PyLong_AsLongLong(identity);
+        if (value == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        code = (int64_t)value;
+    }
+    else if (code_of(identity_codes, identity, &code) < 0) {
+        return -1;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(operands);
-    PyObject *entry = PyTuple_New(count + 1);
-    if (entry == NULL) {
-        return NULL;
+    if (emit(words, 2 * code) < 0 || emit(words, count) < 0) {
+        return -1;
     }
-    PyTuple_SET_ITEM(entry, 0, Py_NewRef(identity));
     for (Py_ssize_t i = 0; i < count; i++) {
         Py_ssize_t position = find_place(places, PyTuple_GET_ITEM(operands, i));
         if (position < 0) {
             PyErr_SetString(PyExc_RuntimeError, "walk: an operand was not placed before its user");
-            Py_DECREF(entry);
-            return NULL;
+            return -1;
         }
-        PyTuple_SET_ITEM(entry, i + 1, Py_NewRef(places->numbers[position]));
+        if (emit(words, position) < 0) {
+            return -1;
+        }
     }
-    return entry;
+    return 0;
 }
 
 /* Whether a NumPy array is C-contiguous (its `flags.c_contiguous`: dimensions of one element
@@ -309,18 +412,22 @@ leaf_buffer(PyObject *node, PyObject *bound, PyObject *decide, int lift_scalars,
    the walked graph: their references beyond those the graph's users' operand tuples hold and
    the walk's own one (`nodes`). NULL with an error set on failure. */
 static PyObject *
-shared_positions(PyObject *nodes, PyObject *leaves, PyObject *signature, PyObject *root_positions)
+shared_positions(PyObject *nodes, PyObject *leaves, PyObject *root_positions, const Places *places)
 {
     Py_ssize_t count = PyList_GET_SIZE(nodes);
     Py_ssize_t *users = PyMem_Calloc(count ? count : 1, sizeof(Py_ssize_t));
-    char *skipped = PyMem_Calloc(count ? count : 1, 1); /* leaves and outputs */
-    PyObject *shared = users == NULL || skipped == NULL ? NULL : PyList_New(0);
+    char *leaf = PyMem_Calloc(count ? count : 1, 1);
+    char *root = PyMem_Calloc(count ? count : 1, 1);
+    PyObject *shared = users == NULL || leaf == NULL || root == NULL ? NULL : PyList_New(0);
     if (shared == NULL) {
+        int no_memory = users == NULL || leaf == NULL || root == NULL;
         PyMem_Free(users);
-        PyMem_Free(skipped);
-        return users == NULL || skipped == NULL ? PyErr_NoMemory() : NULL;
+        PyMem_Free(leaf);
+        PyMem_Free(root);
+        return no_memory ? PyErr_NoMemory() : NULL;
     }
     PyObject *marked[2] = {leaves, root_positions};
+    char *marks[2] = {leaf, root};
     for (int m = 0; m < 2; m++) {
         PyObject *sequence = marked[m];
         Py_ssize_t size = PySequence_Fast_GET_SIZE(sequence);
@@ -329,17 +436,17 @@ shared_positions(PyObject *nodes, PyObject *leaves, PyObject *signature, PyObjec
             if (position < 0 || position >= count) {
                 goto failed;
             }
-            skipped[position] = 1;
+            marks[m][position] = 1;
         }
     }
     for (Py_ssize_t position = 0; position < count; position++) {
-        PyObject *entry = PyList_GET_ITEM(signature, position);
-        if (PyTuple_GET_SIZE(entry) == 3 && PyType_Check(PyTuple_GET_ITEM(entry, 2))) {
-            continue; /* a leaf's (shape, dtype, buffer type) */
+        if (leaf[position]) {
+            continue; /* (a bound view's operands are not in the graph) */
         }
-        for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(entry); i++) {
-            Py_ssize_t operand = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, i));
-            if (operand < 0 || operand >= count) {
+        PyObject *operands = SLOT(PyList_GET_ITEM(nodes, position), operands_offset);
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(operands); i++) {
+            Py_ssize_t operand = find_place(places, PyTuple_GET_ITEM(operands, i));
+            if (operand < 0) {
                 goto failed;
             }
             users[operand]++;
@@ -347,7 +454,7 @@ shared_positions(PyObject *nodes, PyObject *leaves, PyObject *signature, PyObjec
     }
     for (Py_ssize_t position = 0; position < count; position++) {
         Py_ssize_t outside = Py_REFCNT(PyList_GET_ITEM(nodes, position)) - users[position] - 1;
-        if (!skipped[position] && outside > 0) {
+        if (!leaf[position] && !root[position] && outside > 0) {
             PyObject *pair = Py_BuildValue("(nn)", position, outside);
             int appended = pair == NULL ? -1 : PyList_Append(shared, pair);
             Py_XDECREF(pair);
@@ -357,14 +464,16 @@ shared_positions(PyObject *nodes, PyObject *leaves, PyObject *signature, PyObjec
         }
     }
     PyMem_Free(users);
-    PyMem_Free(skipped);
+    PyMem_Free(leaf);
+    PyMem_Free(root);
     return shared;
 failed:
     if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_SystemError, "walk: a position out of range");
     }
     PyMem_Free(users);
-    PyMem_Free(skipped);
+    PyMem_Free(leaf);
+    PyMem_Free(root);
     Py_DECREF(shared);
     return NULL;
 }
@@ -386,10 +495,11 @@ walk(PyObject *module, PyObject *args)
         return NULL;
     }
     PyObject *nodes = PyList_New(0), *leaves = PyList_New(0);
-    PyObject *buffers = PyList_New(0), *signature = PyList_New(0), *result = NULL;
+    PyObject *buffers = PyList_New(0), *result = NULL;
     Stack stack = {NULL, 0, 0};
     Places places = {NULL, NULL, 0, NULL, 0, 0};
-    if (nodes == NULL || leaves == NULL || buffers == NULL || signature == NULL) {
+    Words words = {NULL, 0, 0};
+    if (nodes == NULL || leaves == NULL || buffers == NULL) {
         goto done;
     }
     Py_ssize_t root_count = PySequence_Fast_GET_SIZE(roots);
@@ -406,9 +516,7 @@ walk(PyObject *module, PyObject *args)
             Entry top = stack.entries[--stack.count];
             PyObject *node = top.node; /* owned from here */
             if (top.expanded) {
-                PyObject *entry = interior_entry(node, &places);
-                int failed = entry == NULL || PyList_Append(signature, entry) < 0 || place(node, &places, nodes) < 0;
-                Py_XDECREF(entry);
+                int failed = emit_interior(&words, node, &places) < 0 || place(node, &places, nodes) < 0;
                 Py_DECREF(node);
                 if (failed) {
                     goto done;
@@ -457,12 +565,9 @@ walk(PyObject *module, PyObject *args)
                 }
                 continue;
             }
-            PyObject *shape = field(node, shape_offset, "shape"), *dtype = field(node, dtype_offset, "dtype");
-            PyObject *entry = shape && dtype ? PyTuple_Pack(3, shape, dtype, (PyObject *)Py_TYPE(buffer)) : NULL;
-            int failed = entry == NULL || PyList_Append(buffers, buffer) < 0 || PyList_Append(signature, entry) < 0
+            int failed = emit_leaf(&words, node, buffer) < 0 || PyList_Append(buffers, buffer) < 0
                          || place(node, &places, nodes) < 0
                          || PyList_Append(leaves, places.numbers[places.count - 1]) < 0;
-            Py_XDECREF(entry);
             Py_DECREF(buffer);
             Py_DECREF(node);
             if (failed) {
@@ -483,8 +588,9 @@ walk(PyObject *module, PyObject *args)
         }
         PyTuple_SET_ITEM(root_positions, r, Py_NewRef(places.numbers[position]));
     }
-    PyObject *shared = shared_positions(nodes, leaves, signature, root_positions);
-    PyObject *signature_tuple = shared == NULL ? NULL : PyList_AsTuple(signature);
+    PyObject *shared = shared_positions(nodes, leaves, root_positions, &places);
+    PyObject *signature_tuple = shared == NULL ? NULL
+                                : PyBytes_FromStringAndSize((const char *)words.words, words.count * sizeof(int64_t));
     if (signature_tuple == NULL) {
         Py_XDECREF(shared);
         Py_DECREF(root_positions);
@@ -497,11 +603,11 @@ walk(PyObject *module, PyObject *args)
 done:
     clear_stack(&stack);
     clear_places(&places);
+    PyMem_Free(words.words);
     Py_DECREF(roots);
     Py_XDECREF(nodes);
     Py_XDECREF(leaves);
     Py_XDECREF(buffers);
-    Py_XDECREF(signature);
     return result;
 }
 
@@ -510,9 +616,10 @@ static PyObject *
 configure(PyObject *module, PyObject *args)
 {
     PyObject *instruction, *operands, *identity, *bound, *op, *shape, *dtype, *lifted, *constant, *parameter;
-    PyObject *ndarray;
-    if (!PyArg_ParseTuple(args, "O!OOOOOOOOOO!:configure", &PyType_Type, &instruction, &operands, &identity, &bound,
-                          &op, &shape, &dtype, &lifted, &constant, &parameter, &PyType_Type, &ndarray)) {
+    PyObject *ndarray, *leaf_table, *identity_table, *code_maker;
+    if (!PyArg_ParseTuple(args, "O!OOOOOOOOOO!O!O!O:configure", &PyType_Type, &instruction, &operands, &identity,
+                          &bound, &op, &shape, &dtype, &lifted, &constant, &parameter, &PyType_Type, &ndarray,
+                          &PyDict_Type, &leaf_table, &PyDict_Type, &identity_table, &code_maker)) {
         return NULL;
     }
     Py_ssize_t offsets[7];
@@ -537,13 +644,16 @@ configure(PyObject *module, PyObject *args)
     constant_op = constant;
     parameter_op = parameter;
     ndarray_type = (PyTypeObject *)ndarray;
+    leaf_codes = leaf_table;
+    identity_codes = identity_table;
+    new_code = code_maker;
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(instruction_class, operands_slot, identity_slot, bound_slot, op_slot, shape_slot, "
-               "dtype_slot, lifted_slot, constant_op, parameter_op, ndarray)")},
+               "dtype_slot, lifted_slot, constant_op, parameter_op, ndarray, leaf_codes, identity_codes, new_code)")},
     {"walk", walk, METH_VARARGS,
      PyDoc_STR("walk(outputs, bound, decide, lift_scalars) -> (nodes, leaf_positions, buffers, signature, roots, "
                "shared): "

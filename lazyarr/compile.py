@@ -9,12 +9,14 @@ module text.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import os
 import sys
 import threading
 import time
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -43,8 +45,9 @@ class Linearized:
 
     `signature` describes the graph completely up to which buffers it reads: per node in post
     order, a leaf's (shape, dtype, buffer type) or an interior node's (op, attributes, operand
-    positions). Equal signatures build equal modules, so the signature (with `roots`, the
-    outputs' positions) keys an executable without building or renumbering anything.
+    positions), as int64 words in bytes (`_signature_words`). Equal signatures build equal
+    modules, so the signature (with `roots`, the outputs' positions) keys an executable without
+    building or renumbering anything; as bytes it is hashed once and compared with memcmp.
 
     `shared` lists (position, references) of the interior nodes other than the outputs that
     something outside the graph references (references beyond those its users in the graph
@@ -110,11 +113,7 @@ def _shared_positions(graph: Linearized) -> list[tuple[int, int]]:
     the graph: their references beyond their users' in it, the graph's node list and
     getrefcount's argument (the C walk counts its own one: its list)."""
     leaves = set(graph.leaf_positions)
-    users = [0] * len(graph.nodes)
-    for position, entry in enumerate(graph.signature):
-        if position not in leaves:
-            for operand in entry[1:]:
-                users[operand] += 1
+    users = _users(graph, leaves)
     skipped = leaves.union(graph.roots)
     nodes = graph.nodes
     shared = []
@@ -125,7 +124,48 @@ def _shared_positions(graph: Linearized) -> list[tuple[int, int]]:
     return shared
 
 
+def _users(graph: Linearized, leaves: set[int]) -> list[int]:
+    """How many operands of the graph's interior nodes each node is (no node left referenced)."""
+    index_of = {id(node): index for index, node in enumerate(graph.nodes)}
+    users = [0] * len(graph.nodes)
+    for position in range(len(graph.nodes)):
+        if position not in leaves:
+            for operand in graph.nodes[position].operands:
+                users[index_of[id(operand)]] += 1
+    return users
+
+
 _refcount = sys.getrefcount
+
+# The signature's codes (see `Linearized`): a leaf's (shape, dtype, buffer type) -> a positive
+# number, an `_identity` other than an int (a constant's, with its Literal) -> a negative one.
+# Numbers are never given twice (a table full past _CODES_LIMIT starts afresh, and an
+# executable keyed by an old number is planned again, never mistaken).
+_LEAF_CODES: dict[tuple, int] = {}
+_IDENTITY_CODES: dict[object, int] = {}
+_CODE_NUMBERS = itertools.count(1)
+_CODES_LIMIT = 1 << 16
+
+
+def _new_code(table: dict, key) -> int:
+    """The code of `key` in `table` (one of the two above), made now if it has none."""
+    if len(table) >= _CODES_LIMIT:
+        table.clear()
+    number = next(_CODE_NUMBERS)
+    return table.setdefault(key, number if table is _LEAF_CODES else -number)  # (racing threads agree)
+
+
+def _leaf_word(node: Instruction, buffer) -> int:
+    key = (node.shape, node.dtype, type(buffer))
+    code = _LEAF_CODES.get(key)
+    return 2 * (_new_code(_LEAF_CODES, key) if code is None else code) + 1
+
+
+def _identity_word(identity) -> int:
+    if type(identity) is int:
+        return 2 * identity
+    code = _IDENTITY_CODES.get(identity)
+    return 2 * (_new_code(_IDENTITY_CODES, identity) if code is None else code)
 
 
 def _python_walk(outputs, bound, lift_scalars, lift_constants) -> Linearized:
@@ -134,7 +174,7 @@ def _python_walk(outputs, bound, lift_scalars, lift_constants) -> Linearized:
     nodes: list[Instruction] = []
     leaf_positions: list[int] = []
     buffers: list = []
-    signature: list[tuple] = []
+    signature = array("q")  # (_graph_walk.c writes the same words)
     # A node is met twice: first it is expanded (pushed back under _OPERANDS_DONE, its operands
     # on top, the leftmost last so it is walked first); when the marker comes back its operands
     # have positions. (A node cannot be met again while expanded: the graph has no cycles.)
@@ -145,15 +185,11 @@ def _python_walk(outputs, bound, lift_scalars, lift_constants) -> Linearized:
             node = pop()
             if node is _OPERANDS_DONE:
                 node = pop()
-                # `_identity` stands for `_local` (a small int for plain attributes: the key
-                # hashes and compares at once).
+                # `_identity` stands for `_local` (a small int for plain attributes).
                 operands = node.operands
-                if len(operands) == 2:
-                    signature.append((node._identity, position[operands[0]], position[operands[1]]))
-                elif len(operands) == 1:
-                    signature.append((node._identity, position[operands[0]]))
-                else:
-                    signature.append((node._identity, *[position[operand] for operand in operands]))
+                signature.append(_identity_word(node._identity))
+                signature.append(len(operands))
+                signature.extend([position[operand] for operand in operands])
             elif node in position:
                 continue
             else:
@@ -185,10 +221,10 @@ def _python_walk(outputs, bound, lift_scalars, lift_constants) -> Linearized:
                     continue
                 leaf_positions.append(len(nodes))
                 buffers.append(buffer)
-                signature.append((node.shape, node.dtype, type(buffer)))
+                signature.append(_leaf_word(node, buffer))
             position[node] = len(nodes)
             nodes.append(node)
-    return Linearized(nodes, leaf_positions, buffers, tuple(signature),
+    return Linearized(nodes, leaf_positions, buffers, signature.tobytes(),
                       tuple([position[root] for root in outputs]), None)
 
 
@@ -207,6 +243,7 @@ def _recomputed_view(node: Instruction, buffer, bound: BufferLookup) -> bool:
 def module_of(graph: Linearized, name: str = "main") -> Module:
     """The module computing a linearized graph: its leaves become parameters 0..n-1."""
     leaves = set(graph.leaf_positions)
+    index_of = {id(node): index for index, node in enumerate(graph.nodes)}
     built: list[Instruction] = []
     parameters: list[Instruction] = []
     for index, node in enumerate(graph.nodes):
@@ -214,7 +251,7 @@ def module_of(graph: Linearized, name: str = "main") -> Module:
             node = make("parameter", number=len(parameters), shape=node.shape, dtype=node.dtype)
             parameters.append(node)
         else:
-            operands = tuple(built[position] for position in graph.signature[index][1:])
+            operands = tuple(built[index_of[id(operand)]] for operand in node.operands)
             if operands != node.operands:
                 node = remake(node, operands)
         built.append(node)
@@ -255,7 +292,8 @@ _DECISIONS = (lambda node, buffer: _leaf_decision(node, buffer, _BOUND_BUFFER, F
 if _graph_walk is not None:
     _graph_walk.configure(Instruction, Instruction.operands, Instruction._identity, Instruction._bound,
                           Instruction.op, Instruction.shape, Instruction.dtype,
-                          Instruction._lifted, _CONSTANT, _PARAMETER, np.ndarray)
+                          Instruction._lifted, _CONSTANT, _PARAMETER, np.ndarray, _LEAF_CODES, _IDENTITY_CODES,
+                          _new_code)
 # Ops that only rearrange (NumPy's views): one of a value needing no computing is recomputed,
 # never kept (_kept_positions, _views_a_value).
 _VIEW_OPS = frozenset(get_op(name) for name in ("slice", "reshape", "broadcast", "transpose", "reverse"))

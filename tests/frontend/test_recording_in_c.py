@@ -162,7 +162,9 @@ def test_c_recording_leaks_nothing():
         (a + b) * 0.5 - la.exp(-a)
     gc.collect()
     after = (sys.getrefcount(a), sys.getrefcount(b), sys.getrefcount(a._node), sys.getrefcount(None))
-    assert before[:3] == after[:3] and abs(after[3] - before[3]) < 50  # (None: no reference gained or lost per op)
+    # None: no reference gained or lost per op (2,000 iterations: a leak of one a statement is 2,000;
+    # caches cleared meanwhile and other threads, a compile helper's, move it by a few hundred)
+    assert before[:3] == after[:3] and abs(after[3] - before[3]) < 1000
     assert len(gc.get_objects()) < object_count + 200  # the temporaries are freed
     # and their nodes, which the collector does not track (the C extension untracks them)
     assert interned_count() <= instruction_count + 10
