@@ -184,3 +184,37 @@ def test_evaluations_give_the_same_values_with_the_c_extensions_off():
                               env={**os.environ, "LAZYARR_FLAGS": flag}).stdout
                for flag in ("", "--c_extensions=false")]
     assert printed[0] == printed[1] and printed[0].strip()
+
+
+@pytest.mark.parametrize("walk", ["linearize", "python_linearize"])
+def test_the_signature_tells_graphs_apart_exactly(walk):
+    """Equal structure on other leaves: the same signature (one executable); a different leaf
+    shape, dtype or buffer type, op, constant, operand order or output: another. Leaves of more
+    shapes than the C walk's cache of leaf codes holds (64) keep their own codes."""
+    linearize = getattr(compile_driver, walk)
+
+    def signature(build, *leaves):
+        graph = linearize([build(*[la.asarray(leaf) for leaf in leaves])._node], bound_buffer)
+        return graph.signature, graph.roots
+
+    def f(x, y):
+        return la.exp(x) * y + 1.5
+
+    a, b = np.ones((3, 4), np.float32), np.full((3, 4), 2.0, np.float32)
+    same = signature(f, a, b)
+    assert signature(f, b, a) == same  # other values, the same structure
+    different = [
+        signature(f, a.astype(np.float64), b),  # a leaf's dtype
+        signature(f, np.ones((4, 3), np.float32), b.T.copy()),  # its shape
+        signature(lambda x, y: y * la.exp(x) + 1.5, a, b),  # operand order (leaves number as met: the
+        # same graph on the other's leaves, `exp(y) * x`, is the same signature and executable)
+        signature(lambda x, y: la.sin(x) * y + 1.5, a, b),  # an op
+        signature(lambda x, y: la.exp(x) * y + 1.0, a, b),  # a constant kept in the code (1 is not lifted)
+        signature(lambda x, y: la.exp(x) * y, a, b),  # one node fewer
+    ]
+    assert len({same, *different}) == len(different) + 1
+    for size in range(1, 150):  # (past the leaf-code cache: each shape its own code, then again)
+        x = np.ones(size, np.float32)
+        first = signature(lambda v: v * 2.0, x)
+        assert signature(lambda v: v * 2.0, x.copy()) == first
+        assert signature(lambda v: v * 2.0, np.ones(size + 1, np.float32)) != first
