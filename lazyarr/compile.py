@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _flags, _profiler
 from .backends import device_of, get_backend, loaded_backends
-from .hlo import Computation, Instruction, Module, bound_buffer, make, remake, set_lifted
+from .hlo import Computation, Instruction, Literal, Module, bound_buffer, make, remake, set_lifted
 from .hlo import get as get_op
 from .passes.fusion_policy import FusionPolicy
 from .persistent_cache import clear_persistent_cache
@@ -148,11 +148,26 @@ _CODES_LIMIT = 1 << 16
 
 
 def _new_code(table: dict, key) -> int:
-    """The code of `key` in `table` (one of the two above), made now if it has none."""
+    """The code of `key` in `table` (one of the two above), made now if it has none.
+
+    An identity holding a constant larger than kernels inline gets a code of its own each time,
+    not kept: the table would keep its Literal (the data, twice) alive. Only walks that leave
+    such constants in the code meet one (`build_module` for la.jit and device modules), and no
+    executable is looked up by their signatures."""
+    number = next(_CODE_NUMBERS)
+    if table is _IDENTITY_CODES and _holds_large_literal(key):
+        return -number
     if len(table) >= _CODES_LIMIT:
         table.clear()
-    number = next(_CODE_NUMBERS)
     return table.setdefault(key, number if table is _LEAF_CODES else -number)  # (racing threads agree)
+
+
+def _holds_large_literal(identity) -> bool:
+    """Whether a node identity (op name, attributes, their types) holds a Literal of more than
+    _LIFTED_CONSTANT_ELEMENTS elements."""
+    attributes = identity[1] if type(identity) is tuple and len(identity) > 1 else ()
+    return any(type(value) is Literal and value.array.size > _LIFTED_CONSTANT_ELEMENTS
+               for _, value in attributes)
 
 
 def _leaf_word(node: Instruction, buffer) -> int:

@@ -218,3 +218,24 @@ def test_the_signature_tells_graphs_apart_exactly(walk):
         first = signature(lambda v: v * 2.0, x)
         assert signature(lambda v: v * 2.0, x.copy()) == first
         assert signature(lambda v: v * 2.0, np.ones(size + 1, np.float32)) != first
+
+
+@pytest.mark.parametrize("walk", ["linearize", "python_linearize"])
+def test_a_large_constant_left_in_the_code_is_not_kept_by_the_signature_codes(walk):
+    """A walk that leaves a large constant in the code (build_module for la.jit and device
+    modules) gives its identity a code of its own, kept nowhere: the code tables must not keep
+    its data alive. A small one's code is kept (an evaluation's executable is looked up by it)."""
+    linearize = getattr(compile_driver, walk)
+    from lazyarr.hlo import constant
+
+    codes = compile_driver._IDENTITY_CODES
+    x = la.asarray(np.ones(100, np.float32))._node
+    large = make("add", [x, constant(np.arange(100, dtype=np.float32) * 7.5)])
+    first = linearize([large], bound_buffer, lift_constants=False).signature
+    assert linearize([large], bound_buffer, lift_constants=False).signature != first
+    assert all(key is not large.operands[1]._identity for key in codes)
+    y = la.asarray(np.ones(3, np.float32))._node
+    small = make("add", [y, constant(np.array([1.0, 2.0, 3.0], np.float32) * 7.5)])
+    assert (linearize([small], bound_buffer, lift_constants=False).signature
+            == linearize([small], bound_buffer, lift_constants=False).signature)
+    assert small.operands[1]._identity in codes
