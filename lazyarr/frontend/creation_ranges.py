@@ -187,7 +187,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if num < 0:
         raise ValueError(f"linspace: Number of samples, {num}, must be non-negative.")
     if not retstep and type(axis) is int and axis == 0 and type(endpoint) is bool:
-        # (a graph of ~20 nodes: replayed per bounds' types, values or shapes, 90 -> ~8 us)
+        # (a graph of ~20 nodes, replayed per the bounds' values or shapes and dtypes: ~4x cheaper)
         bounds = (start, stop)
         if is_python_scalar(start) and is_python_scalar(stop):  # (both become arrays: see _linspace)
             bounds = (as_array(start, where="linspace"), as_array(stop, where="linspace"))

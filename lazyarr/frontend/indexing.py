@@ -70,7 +70,8 @@ def getitem(array, key) -> Array:
             if type(array) is Array:
                 recipe = _plain_tuple_key(array._node.shape, key)  # hot: `u[1:-1, 1:-1]` of a lazy array
                 if recipe is not None and recipe.is_view:
-                    if NOTING_VIEW_CHAINS[0]:
+                    # (ints pick with a dynamic-slice: never a chain the C slot replays, not noted)
+                    if NOTING_VIEW_CHAINS[0] and recipe.picked is None:
                         _note_view_chain(array._node, key, recipe)
                     return make_view(array, recipe.read, recipe.write, layout=recipe.layout)
         elif type(buffer) is _NDARRAY:
@@ -81,7 +82,8 @@ def getitem(array, key) -> Array:
             elif type(array) is Array:
                 recipe = _plain_tuple_key(array._node.shape, key)  # hot: `u[:-2, 1:-1]` of an evaluated u
                 if recipe is not None and recipe.is_view:
-                    if NOTING_VIEW_CHAINS[0]:
+                    # (ints pick with a dynamic-slice: never a chain the C slot replays, not noted)
+                    if NOTING_VIEW_CHAINS[0] and recipe.picked is None:
                         _note_view_chain(array._node, key, recipe)
                     return _view_of_evaluated(array, buffer[key], recipe)
     elif kind is Array and type(array) is Array and key._node.dtype.kind in "iu":
