@@ -29,7 +29,7 @@ static PyTypeObject *instruction_type;
 static Py_ssize_t operands_offset, identity_offset, bound_offset, op_offset, shape_offset, dtype_offset;
 static Py_ssize_t lifted_offset;
 static PyObject *constant_op, *parameter_op;
-static PyObject *leaf_codes, *identity_codes, *new_code; /* compile.py's code tables and their filler */
+static PyObject *leaf_codes, *identity_codes, *new_code; /* graph_signature.py's code tables and their filler */
 static PyTypeObject *ndarray_type;
 static PyObject *configured; /* configure's arguments: keeps what the pointers above borrow alive */
 
@@ -203,7 +203,7 @@ place(PyObject *node, Places *places, PyObject *nodes)
 /* The signature: int64 words, per node in post order, a leaf's 2 * code + 1 (the code of its
    (shape, dtype, buffer type)), an interior node's 2 * code (its `_identity`, an int, or the
    negative code of another identity), its operand count and their positions. Equal words mean
-   equal graphs (the codes are unique per key: compile._new_code); as bytes, the executable
+   equal graphs (the codes are unique per key: graph_signature.new_code); as bytes, the executable
    cache hashes it once and compares it with memcmp, where a tuple of tuples was hashed and
    compared entry by entry (~28 us for a 447-node graph). */
 typedef struct {
@@ -228,7 +228,7 @@ emit(Words *words, int64_t value)
     return 0;
 }
 
-/* The code `table` (compile.py's) has for `key`, made by compile._new_code on a miss. */
+/* The code `table` (graph_signature.py's) has for `key`, made by graph_signature.new_code on a miss. */
 static int
 code_of(PyObject *table, PyObject *key, int64_t *code)
 {

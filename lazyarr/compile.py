@@ -9,7 +9,6 @@ module text.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import math
 import os
@@ -25,7 +24,8 @@ import numpy as np
 
 from . import _flags, _profiler
 from .backends import device_of, get_backend, loaded_backends
-from .hlo import Computation, Instruction, Literal, Module, bound_buffer, make, remake, set_lifted
+from .graph_signature import IDENTITY_CODES, LEAF_CODES, identity_word, leaf_word, new_code
+from .hlo import Computation, Instruction, Module, bound_buffer, make, remake, set_lifted
 from .hlo import get as get_op
 from .passes.fusion_policy import FusionPolicy
 from .persistent_cache import clear_persistent_cache
@@ -45,7 +45,7 @@ class Linearized:
 
     `signature` describes the graph completely up to which buffers it reads: per node in post
     order, a leaf's (shape, dtype, buffer type) or an interior node's (op, attributes, operand
-    positions), as int64 words in bytes (`_signature_words`). Equal signatures build equal
+    positions), as int64 words in bytes (graph_signature.py). Equal signatures build equal
     modules, so the signature (with `roots`, the outputs' positions) keys an executable without
     building or renumbering anything; as bytes it is hashed once and compared with memcmp.
 
@@ -137,52 +137,6 @@ def _users(graph: Linearized, leaves: set[int]) -> list[int]:
 
 _refcount = sys.getrefcount
 
-# The signature's codes (see `Linearized`): a leaf's (shape, dtype, buffer type) -> a positive
-# number, an `_identity` other than an int (a constant's, with its Literal) -> a negative one.
-# Numbers are never given twice (a table full past _CODES_LIMIT starts afresh, and an
-# executable keyed by an old number is planned again, never mistaken).
-_LEAF_CODES: dict[tuple, int] = {}
-_IDENTITY_CODES: dict[object, int] = {}
-_CODE_NUMBERS = itertools.count(1)
-_CODES_LIMIT = 1 << 16
-
-
-def _new_code(table: dict, key) -> int:
-    """The code of `key` in `table` (one of the two above), made now if it has none.
-
-    An identity holding a constant larger than kernels inline gets a code of its own each time,
-    not kept: the table would keep its Literal (the data, twice) alive. Only walks that leave
-    such constants in the code meet one (`build_module` for la.jit and device modules), and no
-    executable is looked up by their signatures."""
-    number = next(_CODE_NUMBERS)
-    if table is _IDENTITY_CODES and _holds_large_literal(key):
-        return -number
-    if len(table) >= _CODES_LIMIT:
-        table.clear()
-    return table.setdefault(key, number if table is _LEAF_CODES else -number)  # (racing threads agree)
-
-
-def _holds_large_literal(identity) -> bool:
-    """Whether a node identity (op name, attributes, their types) holds a Literal of more than
-    _LIFTED_CONSTANT_ELEMENTS elements."""
-    attributes = identity[1] if type(identity) is tuple and len(identity) > 1 else ()
-    return any(type(value) is Literal and value.array.size > _LIFTED_CONSTANT_ELEMENTS
-               for _, value in attributes)
-
-
-def _leaf_word(node: Instruction, buffer) -> int:
-    key = (node.shape, node.dtype, type(buffer))
-    code = _LEAF_CODES.get(key)
-    return 2 * (_new_code(_LEAF_CODES, key) if code is None else code) + 1
-
-
-def _identity_word(identity) -> int:
-    if type(identity) is int:
-        return 2 * identity
-    code = _IDENTITY_CODES.get(identity)
-    return 2 * (_new_code(_IDENTITY_CODES, identity) if code is None else code)
-
-
 def _python_walk(outputs, bound, lift_scalars, lift_constants) -> Linearized:
     # Keyed by the nodes themselves (Instruction hashes by identity; no `id()` calls).
     position: dict[Instruction, int] = {}
@@ -202,7 +156,7 @@ def _python_walk(outputs, bound, lift_scalars, lift_constants) -> Linearized:
                 node = pop()
                 # `_identity` stands for `_local` (a small int for plain attributes).
                 operands = node.operands
-                signature.append(_identity_word(node._identity))
+                signature.append(identity_word(node._identity))
                 signature.append(len(operands))
                 signature.extend([position[operand] for operand in operands])
             elif node in position:
@@ -236,7 +190,7 @@ def _python_walk(outputs, bound, lift_scalars, lift_constants) -> Linearized:
                     continue
                 leaf_positions.append(len(nodes))
                 buffers.append(buffer)
-                signature.append(_leaf_word(node, buffer))
+                signature.append(leaf_word(node, buffer))
             position[node] = len(nodes)
             nodes.append(node)
     return Linearized(nodes, leaf_positions, buffers, signature.tobytes(),
@@ -307,8 +261,8 @@ _DECISIONS = (lambda node, buffer: _leaf_decision(node, buffer, _BOUND_BUFFER, F
 if _graph_walk is not None:
     _graph_walk.configure(Instruction, Instruction.operands, Instruction._identity, Instruction._bound,
                           Instruction.op, Instruction.shape, Instruction.dtype,
-                          Instruction._lifted, _CONSTANT, _PARAMETER, np.ndarray, _LEAF_CODES, _IDENTITY_CODES,
-                          _new_code)
+                          Instruction._lifted, _CONSTANT, _PARAMETER, np.ndarray, LEAF_CODES, IDENTITY_CODES,
+                          new_code)
 # Ops that only rearrange (NumPy's views): one of a value needing no computing is recomputed,
 # never kept (_kept_positions, _views_a_value).
 _VIEW_OPS = frozenset(get_op(name) for name in ("slice", "reshape", "broadcast", "transpose", "reverse"))

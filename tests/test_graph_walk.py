@@ -226,9 +226,9 @@ def test_a_large_constant_left_in_the_code_is_not_kept_by_the_signature_codes(wa
     modules) gives its identity a code of its own, kept nowhere: the code tables must not keep
     its data alive. A small one's code is kept (an evaluation's executable is looked up by it)."""
     linearize = getattr(compile_driver, walk)
+    from lazyarr.graph_signature import IDENTITY_CODES as codes
     from lazyarr.hlo import constant
 
-    codes = compile_driver._IDENTITY_CODES
     x = la.asarray(np.ones(100, np.float32))._node
     large = make("add", [x, constant(np.arange(100, dtype=np.float32) * 7.5)])
     first = linearize([large], bound_buffer, lift_constants=False).signature

@@ -15,7 +15,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "lazyarr"
 
 LAYERS = ["base", "hlo", "passes", "backends", "compile", "frontend", "integration"]
 BASE_MODULES = {"_files", "_flags", "_profiler", "dtypes", "persistent_cache", "shapes"}
-COMPILE_MODULES = {"introspection", "symbolic_sizes"}  # the driver's reports: see passes and backends
+COMPILE_MODULES = {"introspection", "symbolic_sizes", "graph_signature"}  # the driver's reports and keys
 FRONTEND_MODULES = {"linalg", "fft", "__main__", "aot", "run_hlo"}  # public namespace modules sit on top
 INTEGRATION_MODULES = {"dask"}  # lazyarr inside other libraries; only users import these
 
