@@ -32,8 +32,8 @@ needs_c = pytest.mark.skipif(not C_BUILT, reason="the C extension is not built h
 def assert_same_walk(outputs, bound, **options):
     """The C walk twice (the second reads the constants' decisions the first remembered) and
     the Python walk: the same nodes, buffers, signature and shared candidates. (No collection in
-    between: the strategy's arrays, some in reference cycles, must not die between walks.)"""
-    gc.collect()
+    between: the strategy's arrays, some in reference cycles, must not die between walks. No
+    full collection before either: late in the suite one took ~0.25 s, most of the test's time.)"""
     gc.disable()
     try:
         return _compare_walks(outputs, bound, options)

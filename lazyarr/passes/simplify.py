@@ -457,10 +457,30 @@ def pad_nothing(instruction, operands):
     return operand
 
 
+def empty_result(instruction, operands):
+    """An empty value computed from operands -> broadcast(0): nothing to compute, whatever
+    the operands hold (`sum` over axis 0 of a (2**41, 0) array reduced 2**41 zeros for no
+    output element). Not where evaluating the operands may raise (`may_raise`): an index
+    error still comes, as NumPy's."""
+    if not operands or instruction.size or instruction.opcode in _NOT_EMPTIED:
+        return None
+    if instruction.opcode == "broadcast" and operands[0].opcode == "constant":
+        return None
+    if may_raise(instruction):
+        return None
+    return splat(0, instruction)
+
+
+_NOT_EMPTIED = frozenset({"parameter", "constant"})
+
+
 # ------------------------------------------------------------------------------ the table
 
 # opcode -> rules tried in order; the first that applies wins, then the result is tried again.
+# EVERY_OP's rules are tried first, for every opcode.
+EVERY_OP = "*"
 TABLE: list[tuple[str, Rule]] = [
+    (EVERY_OP, empty_result),               # an empty value -> broadcast(0)
     ("add", add_zero),                      # x + 0 -> x (ints, bool); x + (-0.0) -> x (floats)
     ("subtract", subtract_zero),            # x - 0 -> x
     ("multiply", multiply_one),             # x * 1 -> x (not complex)
@@ -528,8 +548,9 @@ class AlgebraicSimplifier:
 
     def _simplify(self, node: Instruction, operands: tuple[Instruction, ...]) -> Instruction:
         node = rebuild(node, operands)
+        every = self.rules.get(EVERY_OP, [])
         for _ in range(64):  # each rule removes or cheapens an op; the bound guards a faulty table
-            for rule in self.rules.get(node.opcode, ()):
+            for rule in every + self.rules.get(node.opcode, []):
                 result = rule(node, node.operands)
                 if result is not None and result is not node:
                     if result.shape != node.shape or result.dtype != node.dtype:
