@@ -1190,6 +1190,41 @@ array_node(PyObject *array)
     return node != NULL && Py_TYPE(node) == instruction_type ? node : NULL;
 }
 
+/* The node of a view of an evaluated host array whose value is NumPy's view `value` of its
+   buffer, as views.evaluated_view_node makes it: `node` itself where the chain makes it, a leaf
+   bound to `value` where it is contiguous, else the chain's last node (of `node`), bound to
+   `value` (made read-only) unless bound already. New reference, or NULL with an error. */
+static PyObject *
+evaluated_view(PyObject *node, PyObject *chain, PyObject *value)
+{
+    PyObject *made = broadcast(node, chain);
+    if (made == NULL || made == node) {
+        return made; /* (the view reads its base unchanged: `.T` of a 1-d array) */
+    }
+    PyObject *flags = PyObject_GetAttr(value, ndarray_flags_name);
+    PyObject *layout = flags == NULL ? NULL : PyObject_GetAttr(flags, c_contiguous_name);
+    int contiguous = layout == NULL ? -1 : PyObject_IsTrue(layout);
+    Py_XDECREF(layout);
+    if (contiguous == 1) {
+        Py_SETREF(made, PyObject_CallOneArg(views.leaf_for, value));
+    }
+    else if (contiguous == 0) {
+        if (SLOT(made, bound_offset) == Py_None) {
+            if (PyObject_SetAttr(flags, writeable_name, Py_False) < 0) {
+                Py_CLEAR(made);
+            }
+            else {
+                set_slot(made, bound_offset, value);
+            }
+        }
+    }
+    else {
+        Py_CLEAR(made);
+    }
+    Py_XDECREF(flags);
+    return made;
+}
+
 /* `array[key]` for a plain view key noted in views.VIEW_CHAINS for the array's shape and dtype,
    as indexing.getitem makes it: of a pending array, the nodes of the chain; of an evaluated host
    array, NumPy's view of its buffer, a leaf where contiguous, else bound to the chain's last
@@ -1224,25 +1259,7 @@ read_view(PyObject *array, PyObject *key)
     }
     else {
         PyObject *value = PyObject_GetItem(buffer, key);
-        PyObject *flags = value == NULL ? NULL : PyObject_GetAttr(value, ndarray_flags_name);
-        PyObject *layout = flags == NULL ? NULL : PyObject_GetAttr(flags, c_contiguous_name);
-        int contiguous = layout == NULL ? -1 : PyObject_IsTrue(layout);
-        Py_XDECREF(layout);
-        if (contiguous == 1) {
-            made = PyObject_CallOneArg(views.leaf_for, value);
-        }
-        else if (contiguous == 0) {
-            made = broadcast(node, chain);
-            if (made != NULL && SLOT(made, bound_offset) == Py_None) {
-                if (PyObject_SetAttr(flags, writeable_name, Py_False) < 0) {
-                    Py_CLEAR(made);
-                }
-                else {
-                    set_slot(made, bound_offset, value);
-                }
-            }
-        }
-        Py_XDECREF(flags);
+        made = value == NULL ? NULL : evaluated_view(node, chain, value);
         Py_XDECREF(value);
     }
     view = made == NULL ? NULL : make_view(array, entry, made);
@@ -1253,8 +1270,9 @@ done:
     return view;
 }
 
-/* A view `what` of `array` made by its noted chain alone (`.T`: manipulation_layout.transpose
-   makes it so, evaluated or not), or NULL without an error where the Python path decides. */
+/* A view `what` of `array` made by its noted chain (`.T`), as views.make_view makes it: of an
+   evaluated host array, NumPy's view of its buffer (the entry's layout applied to it; see
+   evaluated_view); or NULL without an error where the Python path decides. */
 static PyObject *
 chained_view(PyObject *array, PyObject *what)
 {
@@ -1262,16 +1280,30 @@ chained_view(PyObject *array, PyObject *what)
     if (node == NULL) {
         return NULL;
     }
+    PyObject *buffer = SLOT(node, bound_offset);
+    if (buffer == NULL || (buffer != Py_None && Py_TYPE(buffer) != ndarray_type)) {
+        return NULL; /* (a device buffer: the Python path) */
+    }
     Py_INCREF(node); /* (held before anything allocates: see read_view) */
+    Py_INCREF(buffer);
     PyObject *entry = view_entry(node, what), *view = NULL;
     if (entry == NULL) {
         PyErr_Clear();
     }
     else {
-        PyObject *made = broadcast(node, PyTuple_GET_ITEM(entry, 3));
+        PyObject *chain = PyTuple_GET_ITEM(entry, 3), *layout = PyTuple_GET_ITEM(entry, 2), *made;
+        if (buffer != Py_None && layout != Py_None) { /* NumPy's view of the buffer (views.make_view) */
+            PyObject *value = PyObject_CallOneArg(layout, buffer);
+            made = value == NULL ? NULL : evaluated_view(node, chain, value);
+            Py_XDECREF(value);
+        }
+        else {
+            made = broadcast(node, chain);
+        }
         view = made == NULL ? NULL : make_view(array, entry, made);
         Py_DECREF(entry);
     }
+    Py_DECREF(buffer);
     Py_DECREF(node);
     return view;
 }

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import dtypes
-from ..hlo import Instruction, Maker, bind, constant, make
+from ..hlo import Instruction, Maker, constant, make
 from ..hlo.template import Templates
 from .array import Array, leaf_for
 from .core import as_array, broadcast_to, contains_lazy, convert, wrap
@@ -34,7 +34,7 @@ from .indexing_key import (
     parse_key,
 )
 from .indexing_take import compress, ix_, put_along_axis, static_integer_indices, take, take_along_axis
-from .views import NOTING_VIEW_CHAINS, make_view, note_view_chain
+from .views import NOTING_VIEW_CHAINS, evaluated_view_node, make_view, note_view_chain
 
 # getitem/setitem are the Array dunders (bound in methods.py), not namespace functions.
 __all__ = ["compress", "ix_", "put_along_axis", "take", "take_along_axis"]
@@ -359,12 +359,7 @@ def _view_of_evaluated(array: Array, value: np.ndarray, recipe: BasicKey) -> Arr
     copying the view into a buffer first. Writes through the view still reach `array`, and
     later writes to `array` re-read through the graph (views.py).
     """
-    if value.flags.c_contiguous:
-        return make_view(array, recipe.read, recipe.write, node=leaf_for(value), layout=recipe.layout)
-    node = recipe.read(array._node)
-    if node._bound is None:
-        value.setflags(write=False)
-        bind(node, value)
+    node = evaluated_view_node(array._node, recipe.read, value)
     return make_view(array, recipe.read, recipe.write, node=node, layout=recipe.layout)
 
 

@@ -496,7 +496,9 @@ def test_c_views_are_the_python_paths_views(shape_and_key, dtype, evaluated):
     assert chain_key in views.VIEW_CHAINS
     made_in_c = base[key]
     from_python = indexing.getitem(base, key)
-    if evaluated and made_in_c._node.operands == ():  # contiguous: a leaf of NumPy's view each time
+    if evaluated and made_in_c._node is base._node:  # a view reading its base unchanged (`a[:]`)
+        assert from_python._node is base._node
+    elif evaluated and made_in_c._node.operands == ():  # contiguous: a leaf of NumPy's view each time
         assert from_python._node.operands == () and made_in_c._node._bound.base is not None
     else:
         assert made_in_c._node is from_python._node
@@ -554,7 +556,11 @@ def test_c_transpose_is_the_python_paths_view(shape, dtype, evaluated):
         base = base * np.ones((), dtype)
     base.T, base.T  # noted by the Python path (the second time)
     made_in_c, from_python = base.T, transpose(base)
-    assert made_in_c._node is from_python._node
+    if made_in_c._node is not from_python._node:  # both NumPy's contiguous view of the buffer, each a leaf
+        assert evaluated and values.T.flags.c_contiguous
+        for view in (made_in_c, from_python):
+            shared = np.shares_memory(view._node._bound, base._node._bound)
+            assert not view._node.operands and shared == bool(values.size)
     link, python_link = made_in_c._base, from_python._base
     assert link.base is base and (link.read, link.write, link.layout) == (python_link.read, python_link.write,
                                                                           python_link.layout)

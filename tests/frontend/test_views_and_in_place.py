@@ -251,3 +251,42 @@ def test_an_indexed_in_place_statement_writes_once(case, statement, data):
         want[0] = want[1]
         lazy[0] = lazy[1]
         assert_identical(np.asarray(lazy), want)
+
+
+_LAYOUT_VIEWS = {
+    "T": lambda a: a.T,
+    "transpose": lambda a: a.transpose(tuple(reversed(range(a.ndim)))),
+    "reshape": lambda a: a.reshape(-1),
+    "reshape 2-d": lambda a: a.reshape(1, -1),
+    "swapaxes": lambda a: a.swapaxes(0, -1),
+    "diagonal": lambda a: a.diagonal() if a.ndim >= 2 else a,
+}
+
+
+@given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=3), view=st.sampled_from(sorted(_LAYOUT_VIEWS)))
+def test_layout_views_of_an_evaluated_array_are_numpys_views_of_its_buffer(shape, view):
+    """`x.T`, `x.reshape(...)` of an evaluated array read its buffer as NumPy's view does: the
+    value is there at once (np.asarray copies nothing: `np.asarray(x.reshape(h, w))` ran a copy
+    kernel), computations reading it match NumPy, and writes through the view and to the base
+    still reach each other. Twice: the second time through the C paths that noted the view."""
+    values = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    make = _LAYOUT_VIEWS[view]
+    for _ in range(2):
+        base = la.asarray(values.copy())
+        made = make(base)
+        assert made.is_evaluated
+        read = np.asarray(made)
+        assert_identical(read, make(values))
+        if values.size:
+            assert np.shares_memory(read, np.asarray(base))
+        assert_identical(np.asarray(made * 2 + 1), make(values) * 2 + 1)
+        if made.size and view == "diagonal" and values.ndim >= 2:  # read-only in NumPy, and here
+            with pytest.raises(ValueError):
+                made[...] = 7
+        elif made.size:
+            expected = values.copy()
+            make(expected)[...] = 7
+            made[...] = 7  # a write through the view reaches the base
+            assert_identical(np.asarray(base), expected)
+            base[...] = 3  # and a write to the base is read by the view
+            assert_identical(np.asarray(made), np.full(made.shape, 3, np.float32))
