@@ -44,6 +44,35 @@ def test_compiled_arg_reductions_match_numpy(operand, name):
     np.testing.assert_array_equal(np.asarray(result), getattr(np, name)(values, axis=axis))
 
 
+@st.composite
+def _long_lines(draw):
+    """Lines about _LONG_LINE (32) long and longer, which take the two-pass path (extremum,
+    then the first position holding it): few distinct values, edge values among them, spread
+    at random (ties anywhere), and for floats a NaN planted at a random position of some."""
+    dtype = np.dtype(draw(st.sampled_from(REAL_DTYPES)))
+    length = draw(st.sampled_from([31, 32, 33, 100]))
+    lines = draw(st.integers(1, 3))
+    pool = np.array(draw(st.lists(elements(dtype), min_size=1, max_size=4)), dtype=dtype)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    values = rng.choice(pool, (lines, length))
+    if dtype.kind == "f" and draw(st.booleans()):
+        values[rng.integers(lines), rng.integers(length)] = np.nan
+    return values if draw(st.booleans()) else values.T.copy()
+
+
+@settings(max_examples=80, deadline=None)
+@given(_long_lines(), st.sampled_from(["argmax", "argmin"]), st.booleans())
+def test_long_lines_match_numpy(values, name, fused):
+    axis = 1 if values.shape[1] >= 31 else 0
+    operand = la.asarray(values)
+    expected_values = values
+    if fused and values.dtype.kind == "f":  # (x * 2 fuses into the kernel, read in both passes)
+        with np.errstate(over="ignore"):  # (large values double to inf, as they do in the kernel)
+            operand, expected_values = operand * 2, values * values.dtype.type(2)
+    result = getattr(la, name)(operand, axis=axis)
+    np.testing.assert_array_equal(np.asarray(result), getattr(np, name)(expected_values, axis=axis))
+
+
 @settings(max_examples=40, deadline=None)
 @given(_operands(), st.sampled_from(["argmax", "argmin"]))
 def test_a_fused_operand_is_computed_in_the_kernel(operand, name):

@@ -135,3 +135,26 @@ def arg_better(ctx, opcode: str, dtype, value: ir.Value, best: ir.Value) -> ir.V
     if dtypes.is_signed_integer(dtype):
         return builder.icmp_signed(direction, value, best)
     return builder.icmp_unsigned(direction, value, best)  # unsigned integers and bool (i1)
+
+
+def arg_extremum(ctx, opcode: str, dtype, accumulator: ir.Value, value: ir.Value) -> ir.Value:
+    """The running maximum (argmax) or minimum (argmin) of a line as its first pass finds it: a
+    NaN wins (as in NumPy's argmax), so floats combine as `max` reductions do, which vectorize;
+    bool as or / and."""
+    kind = "max" if opcode == "argmax" else "min"
+    if dtype == dtypes.bool_:
+        return ctx.builder.or_(accumulator, value) if kind == "max" else ctx.builder.and_(accumulator, value)
+    return combine(ctx, kind, dtype, accumulator, value)
+
+
+def arg_match(ctx, dtype, value: ir.Value, extremum: ir.Value) -> ir.Value:
+    """Whether `value` is the line's `extremum` (arg_extremum), so that the first such position
+    is NumPy's argmax (argmin): the first element equal to it (ties keep the first; -0.0 and
+    0.0 are equal, as they compare in NumPy's loop), or the first NaN where it is NaN."""
+    builder = ctx.builder
+    if dtypes.is_floating(dtype):
+        equal = builder.fcmp_ordered("==", value, extremum)
+        both_nan = builder.and_(builder.fcmp_unordered("uno", value, value),
+                                builder.fcmp_unordered("uno", extremum, extremum))
+        return builder.or_(equal, both_nan)
+    return builder.icmp_unsigned("==", value, extremum)
