@@ -78,7 +78,8 @@ static struct {
     PyObject *leaf_for;                                    /* array.leaf_for */
     Py_ssize_t base, read, write, layout, refusal, strided; /* ViewOf's slots */
 } views;
-static PyObject *ndarray_flags_name, *c_contiguous_name, *writeable_name;
+static PyObject *ndarray_flags_name, *c_contiguous_name, *writeable_name, *shape_name, *strides_name,
+    *dtype_name;
 
 /* What configure_templates() gave (linalg.py's `x1 @ x2` templates, indexing.py's writes,
    hlo.template.Template). */
@@ -1190,26 +1191,47 @@ array_node(PyObject *array)
     return node != NULL && Py_TYPE(node) == instruction_type ? node : NULL;
 }
 
-/* The node of a view of an evaluated host array whose value is NumPy's view `value` of its
-   buffer, as views.evaluated_view_node makes it: `node` itself where the chain makes it, a leaf
-   bound to `value` where it is contiguous, else the chain's last node (of `node`), bound to
+/* Whether NumPy arrays `a` and `b` have equal values of attribute `name` (1, 0, or -1 with an error). */
+static int
+same_attribute(PyObject *a, PyObject *b, PyObject *name)
+{
+    PyObject *first = PyObject_GetAttr(a, name);
+    PyObject *second = first == NULL ? NULL : PyObject_GetAttr(b, name);
+    int same = second == NULL ? -1 : PyObject_RichCompareBool(first, second, Py_EQ);
+    Py_XDECREF(first);
+    Py_XDECREF(second);
+    return same;
+}
+
+/* The node of a view of an evaluated host array (`node`, bound to `buffer`) whose value is NumPy's
+   view `value` of the buffer, as views.evaluated_view_node makes it: `node` itself where the view
+   has the buffer's shape, strides and dtype (it is the buffer as it is: `.T` of a 1-d array); a
+   leaf bound to `value` where it is contiguous; else the chain's last node (of `node`), bound to
    `value` (made read-only) unless bound already. New reference, or NULL with an error. */
 static PyObject *
-evaluated_view(PyObject *node, PyObject *chain, PyObject *value)
+evaluated_view(PyObject *node, PyObject *buffer, PyObject *chain, PyObject *value)
 {
-    PyObject *made = broadcast(node, chain);
-    if (made == NULL || made == node) {
-        return made; /* (the view reads its base unchanged: `.T` of a 1-d array) */
+    int same = same_attribute(value, buffer, shape_name);
+    if (same == 1) {
+        same = same_attribute(value, buffer, strides_name);
     }
+    if (same == 1) {
+        same = same_attribute(value, buffer, dtype_name); /* (`.real` of a complex array has its strides) */
+    }
+    if (same != 0) {
+        return same == 1 ? Py_NewRef(node) : NULL;
+    }
+    PyObject *made = NULL;
     PyObject *flags = PyObject_GetAttr(value, ndarray_flags_name);
     PyObject *layout = flags == NULL ? NULL : PyObject_GetAttr(flags, c_contiguous_name);
     int contiguous = layout == NULL ? -1 : PyObject_IsTrue(layout);
     Py_XDECREF(layout);
     if (contiguous == 1) {
-        Py_SETREF(made, PyObject_CallOneArg(views.leaf_for, value));
+        made = PyObject_CallOneArg(views.leaf_for, value);
     }
     else if (contiguous == 0) {
-        if (SLOT(made, bound_offset) == Py_None) {
+        made = broadcast(node, chain);
+        if (made != NULL && SLOT(made, bound_offset) == Py_None) {
             if (PyObject_SetAttr(flags, writeable_name, Py_False) < 0) {
                 Py_CLEAR(made);
             }
@@ -1217,9 +1239,6 @@ evaluated_view(PyObject *node, PyObject *chain, PyObject *value)
                 set_slot(made, bound_offset, value);
             }
         }
-    }
-    else {
-        Py_CLEAR(made);
     }
     Py_XDECREF(flags);
     return made;
@@ -1259,7 +1278,7 @@ read_view(PyObject *array, PyObject *key)
     }
     else {
         PyObject *value = PyObject_GetItem(buffer, key);
-        made = value == NULL ? NULL : evaluated_view(node, chain, value);
+        made = value == NULL ? NULL : evaluated_view(node, buffer, chain, value);
         Py_XDECREF(value);
     }
     view = made == NULL ? NULL : make_view(array, entry, made);
@@ -1294,7 +1313,7 @@ chained_view(PyObject *array, PyObject *what)
         PyObject *chain = PyTuple_GET_ITEM(entry, 3), *layout = PyTuple_GET_ITEM(entry, 2), *made;
         if (buffer != Py_None && layout != Py_None) { /* NumPy's view of the buffer (views.make_view) */
             PyObject *value = PyObject_CallOneArg(layout, buffer);
-            made = value == NULL ? NULL : evaluated_view(node, chain, value);
+            made = value == NULL ? NULL : evaluated_view(node, buffer, chain, value);
             Py_XDECREF(value);
         }
         else {
@@ -2070,7 +2089,11 @@ configure_views(PyObject *module, PyObject *args)
         ndarray_flags_name = PyUnicode_InternFromString("flags");
         c_contiguous_name = PyUnicode_InternFromString("c_contiguous");
         writeable_name = PyUnicode_InternFromString("writeable");
-        if (ndarray_flags_name == NULL || c_contiguous_name == NULL || writeable_name == NULL) {
+        shape_name = PyUnicode_InternFromString("shape");
+        strides_name = PyUnicode_InternFromString("strides");
+        dtype_name = PyUnicode_InternFromString("dtype");
+        if (ndarray_flags_name == NULL || c_contiguous_name == NULL || writeable_name == NULL || shape_name == NULL
+            || strides_name == NULL || dtype_name == NULL) {
             return NULL;
         }
     }

@@ -128,16 +128,18 @@ def make_view(base: Array, read: Read, write: Write | None, node: Instruction | 
 
 def evaluated_view_node(base: Instruction, read: Read, value: np.ndarray) -> Instruction:
     """The node of a view of an evaluated host array (`base`, bound) whose value NumPy's view
-    `value` is: `base` itself where the view reads it unchanged (`.T` of a 1-d array); a leaf
-    bound to `value` where it is contiguous (offsets and shapes are data, not part of any
-    compiled kernel); else `read(base)` bound to it (read as is, nothing compiled; a computation
-    reading it computes the view in its kernel: compile.linearize). The C getitem and `.T`
-    make the same (_fast_paths.c `evaluated_view`)."""
-    node = read(base)
-    if node is base:
+    `value` is: `base` itself where the view has the buffer's shape, strides and dtype (it is
+    the buffer as it is: `.T` of a 1-d array, `a[:]`; `.real` of a complex array has its shape
+    and strides); a leaf bound to `value` where it is contiguous (offsets and shapes are data,
+    not part of any compiled kernel); else `read(base)` bound to it (read as is, nothing
+    compiled; a computation reading it computes the view in its kernel: compile.linearize). The
+    C getitem and `.T` make the same (_fast_paths.c `evaluated_view`)."""
+    buffer = base._bound
+    if value.shape == buffer.shape and value.strides == buffer.strides and value.dtype == buffer.dtype:
         return base
     if value.flags.c_contiguous:
         return leaf_for(value)
+    node = read(base)
     if node._bound is None:
         value.setflags(write=False)
         bind(node, value)

@@ -260,17 +260,22 @@ _LAYOUT_VIEWS = {
     "reshape 2-d": lambda a: a.reshape(1, -1),
     "swapaxes": lambda a: a.swapaxes(0, -1),
     "diagonal": lambda a: a.diagonal() if a.ndim >= 2 else a,
+    "real": lambda a: a.real,  # (of a complex array: its shape and strides, another dtype)
+    "imag": lambda a: a.imag,
 }
 
 
-@given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=3), view=st.sampled_from(sorted(_LAYOUT_VIEWS)))
-def test_layout_views_of_an_evaluated_array_are_numpys_views_of_its_buffer(shape, view):
+@given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=3), view=st.sampled_from(sorted(_LAYOUT_VIEWS)),
+       dtype=st.sampled_from(["float32", "complex64"]))
+def test_layout_views_of_an_evaluated_array_are_numpys_views_of_its_buffer(shape, view, dtype):
     """`x.T`, `x.reshape(...)` of an evaluated array read its buffer as NumPy's view does: the
     value is there at once (np.asarray copies nothing: `np.asarray(x.reshape(h, w))` ran a copy
     kernel), computations reading it match NumPy, and writes through the view and to the base
     still reach each other. Twice: the second time through the C paths that noted the view."""
-    values = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    values = (np.arange(int(np.prod(shape))) * (1 + 2j if dtype == "complex64" else 1)).astype(dtype).reshape(shape)
     make = _LAYOUT_VIEWS[view]
+    if view == "imag" and dtype != "complex64":
+        return  # (zeros that refuse writes, not a view of the buffer)
     for _ in range(2):
         base = la.asarray(values.copy())
         made = make(base)
@@ -289,4 +294,6 @@ def test_layout_views_of_an_evaluated_array_are_numpys_views_of_its_buffer(shape
             made[...] = 7  # a write through the view reaches the base
             assert_identical(np.asarray(base), expected)
             base[...] = 3  # and a write to the base is read by the view
-            assert_identical(np.asarray(made), np.full(made.shape, 3, np.float32))
+            expected = values.copy()
+            expected[...] = 3
+            assert_identical(np.asarray(made), make(expected))
