@@ -1289,9 +1289,8 @@ done:
     return view;
 }
 
-/* A view `what` of `array` made by its noted chain (`.T`), as views.make_view makes it: of an
-   evaluated host array, NumPy's view of its buffer (the entry's layout applied to it; see
-   evaluated_view); or NULL without an error where the Python path decides. */
+/* A view `what` of `array` made by its noted chain alone (`.T`: manipulation_layout.transpose
+   makes it so, evaluated or not), or NULL without an error where the Python path decides. */
 static PyObject *
 chained_view(PyObject *array, PyObject *what)
 {
@@ -1299,30 +1298,16 @@ chained_view(PyObject *array, PyObject *what)
     if (node == NULL) {
         return NULL;
     }
-    PyObject *buffer = SLOT(node, bound_offset);
-    if (buffer == NULL || (buffer != Py_None && Py_TYPE(buffer) != ndarray_type)) {
-        return NULL; /* (a device buffer: the Python path) */
-    }
     Py_INCREF(node); /* (held before anything allocates: see read_view) */
-    Py_INCREF(buffer);
     PyObject *entry = view_entry(node, what), *view = NULL;
     if (entry == NULL) {
         PyErr_Clear();
     }
     else {
-        PyObject *chain = PyTuple_GET_ITEM(entry, 3), *layout = PyTuple_GET_ITEM(entry, 2), *made;
-        if (buffer != Py_None && layout != Py_None) { /* NumPy's view of the buffer (views.make_view) */
-            PyObject *value = PyObject_CallOneArg(layout, buffer);
-            made = value == NULL ? NULL : evaluated_view(node, buffer, chain, value);
-            Py_XDECREF(value);
-        }
-        else {
-            made = broadcast(node, chain);
-        }
+        PyObject *made = broadcast(node, PyTuple_GET_ITEM(entry, 3));
         view = made == NULL ? NULL : make_view(array, entry, made);
         Py_DECREF(entry);
     }
-    Py_DECREF(buffer);
     Py_DECREF(node);
     return view;
 }

