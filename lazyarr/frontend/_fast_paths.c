@@ -1204,30 +1204,27 @@ same_attribute(PyObject *a, PyObject *b, PyObject *name)
 }
 
 /* The node of a view of an evaluated host array (`node`, bound to `buffer`) whose value is NumPy's
-   view `value` of the buffer, as views.evaluated_view_node makes it: `node` itself where the view
-   has the buffer's shape, strides and dtype (it is the buffer as it is: `.T` of a 1-d array); a
+   view `value` of the buffer, as array.evaluated_view_node makes it: `node` itself where the view
+   is contiguous with the buffer's shape, strides and dtype (the buffer as it is: `a[:]`); a
    leaf bound to `value` where it is contiguous; else the chain's last node (of `node`), bound to
    `value` (made read-only) unless bound already. New reference, or NULL with an error. */
 static PyObject *
 evaluated_view(PyObject *node, PyObject *buffer, PyObject *chain, PyObject *value)
 {
-    int same = same_attribute(value, buffer, shape_name);
-    if (same == 1) {
-        same = same_attribute(value, buffer, strides_name);
-    }
-    if (same == 1) {
-        same = same_attribute(value, buffer, dtype_name); /* (`.real` of a complex array has its strides) */
-    }
-    if (same != 0) {
-        return same == 1 ? Py_NewRef(node) : NULL;
-    }
     PyObject *made = NULL;
     PyObject *flags = PyObject_GetAttr(value, ndarray_flags_name);
     PyObject *layout = flags == NULL ? NULL : PyObject_GetAttr(flags, c_contiguous_name);
     int contiguous = layout == NULL ? -1 : PyObject_IsTrue(layout);
     Py_XDECREF(layout);
-    if (contiguous == 1) {
-        made = PyObject_CallOneArg(views.leaf_for, value);
+    if (contiguous == 1) { /* (only a contiguous view can be a contiguous buffer as it is) */
+        int same = same_attribute(value, buffer, shape_name);
+        if (same == 1) {
+            same = same_attribute(value, buffer, strides_name);
+        }
+        if (same == 1) {
+            same = same_attribute(value, buffer, dtype_name); /* (`.real` of a complex array has its strides) */
+        }
+        made = same == 1 ? Py_NewRef(node) : same == 0 ? PyObject_CallOneArg(views.leaf_for, value) : NULL;
     }
     else if (contiguous == 0) {
         made = broadcast(node, chain);

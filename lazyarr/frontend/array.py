@@ -304,16 +304,16 @@ def _kept(node: Instruction, result) -> Instruction:
 def evaluated_view_node(base: Instruction, read: Callable[[Instruction], Instruction],
                         value: np.ndarray) -> Instruction:
     """The node of a view of an evaluated host array (`base`, bound) whose value NumPy's view
-    `value` is: `base` itself where the view has the buffer's shape, strides and dtype (it is
-    the buffer as it is: `.T` of a 1-d array, `a[:]`; `.real` of a complex array has its shape
-    and strides); a leaf bound to `value` where it is contiguous (offsets and shapes are data,
+    `value` is: `base` itself where the view is contiguous with the buffer's shape, strides and
+    dtype (the buffer as it is: `.T` of a 1-d array, `a[:]`; `.real` of a complex array has its
+    shape and strides); a leaf bound to `value` where it is contiguous (offsets and shapes are data,
     not part of any compiled kernel); else `read(base)` bound to it (read as is, nothing
     compiled; a computation reading it computes the view in its kernel: compile.linearize). The
-    C getitem and `.T` make the same (_fast_paths.c `evaluated_view`)."""
-    buffer = base._bound
-    if value.shape == buffer.shape and value.strides == buffer.strides and value.dtype == buffer.dtype:
-        return base
-    if value.flags.c_contiguous:
+    C getitem makes the same (_fast_paths.c `evaluated_view`)."""
+    if value.flags.c_contiguous:  # (only a contiguous view can be a contiguous buffer as it is)
+        buffer = base._bound
+        if value.shape == buffer.shape and value.strides == buffer.strides and value.dtype == buffer.dtype:
+            return base
         return leaf_for(value)
     node = read(base)
     if node._bound is None:
