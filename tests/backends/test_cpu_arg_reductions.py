@@ -1,4 +1,4 @@
-"""argmax and argmin compiled as kernel roots (llvm/kernel.py `_arg_reduce`).
+"""argmax and argmin compiled as kernel roots (llvm/arg_reduction.py `emit_arg_reduce`).
 
 Each output element walks its line of the operand (computed in the kernel: its producers fuse
 in) and keeps the first best element: a strictly larger (smaller) value replaces it, a tie does
@@ -46,7 +46,7 @@ def test_compiled_arg_reductions_match_numpy(operand, name):
 
 @st.composite
 def _long_lines(draw):
-    """Lines about _LONG_LINE (32) long and longer, which take the two-pass path (extremum,
+    """Lines about LONG_LINE (32) long and longer, which take the two-pass path (extremum,
     then the first position holding it): few distinct values, edge values among them, spread
     at random (ties anywhere), and for floats a NaN planted at a random position of some."""
     dtype = np.dtype(draw(st.sampled_from(REAL_DTYPES)))

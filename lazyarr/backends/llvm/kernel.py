@@ -18,6 +18,7 @@ from ... import dtypes
 from ...hlo import Computation, post_order
 from ...hlo.op import ELEMENTWISE
 from ...passes.fusion_policy import CHEAP_ELEMENTWISE
+from .arg_reduction import emit_arg_reduce
 from .blas import emit_gemm, is_native_dot
 from .buffer_access import buffer_alias_scopes, buffer_loader, element_loader, element_storer
 from .elemental import ElementalEmitter, EmitContext, value_type
@@ -25,9 +26,6 @@ from .loops import INDEX, entry_alloca, for_range, index_constant, opaque_index,
 from .reduction_arithmetic import (
     ACCUMULATOR,
     PAIRWISE_LEVELS,
-    arg_better,
-    arg_extremum,
-    arg_match,
     combine,
     pairwise_push,
     pairwise_total,
@@ -38,7 +36,6 @@ POINTER = ir.PointerType()
 KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [POINTER, POINTER, INDEX, INDEX])
 
 _SUM_BLOCK = 256  # elements per partial sum in float sums (see KernelBuilder._reduce)
-_LONG_LINE = 32  # argmax / argmin lines at least this long take two passes (KernelBuilder._arg_reduce)
 
 
 def outer_extent(computation: Computation) -> int:
@@ -153,7 +150,7 @@ class KernelBuilder:
             elif output.opcode == "reduce":
                 self._reduce(emitter, output, begin, end, store, loops)
             elif output.opcode in ("argmax", "argmin"):
-                self._arg_reduce(emitter, output, begin, end, store, loops)
+                emit_arg_reduce(emitter, output, begin, end, store, loops)
             else:
                 outputs, stores = loop_groups.setdefault((output.shape, loops), ([], []))
                 outputs.append(output)
@@ -331,75 +328,6 @@ class KernelBuilder:
         if ACCUMULATOR.get(output.dtype, output.dtype) != output.dtype:
             value = builder.fptrunc(value, value_type(output.dtype))
         return value
-
-    @staticmethod
-    def _arg_reduce(emitter, output, begin, end, store, loops):
-        """argmax / argmin along one dimension, NumPy's ties and NaNs. A line shorter than
-        _LONG_LINE is one pass carrying the best value and its position (`arg_better`: dependent
-        compares and selects, but no branch to mispredict; short lines overlap each other). A
-        longer one takes two passes: its extremum (`arg_extremum`: a loop the vectorizer widens),
-        then the first position holding it (`arg_match`: a search that stops there); one pass
-        over 2000 lines of 1000 float32 took 5.4 ms, two 1.2 ms (NumPy 1.2-1.5 ms), while lines
-        of 5 and 10 ran 1.3-1.9x slower in two. The shape rule refused an empty line."""
-        ctx = emitter.ctx
-        builder = ctx.builder
-        (operand,) = output.operands
-        axis = output.attr("dimension")
-        order = post_order([operand])
-        extent = ctx.extent(operand.shape[axis])
-
-        def at(line, position):
-            line[axis] = position
-            return emitter.elements(order, [(operand, list(line))])[0]
-
-        def element(index):
-            best = entry_alloca(builder, value_type(operand.dtype), name="best")
-            line = [*index[:axis], index_constant(0), *index[axis:]]
-            builder.store(at(line, index_constant(0)), best)
-            with builder.if_else(builder.icmp_signed("<", extent, index_constant(_LONG_LINE))) as (short, long):
-                with short:
-                    where = entry_alloca(builder, INDEX, name="best_at")
-                    builder.store(index_constant(0), where)
-                    with for_range(builder, index_constant(1), extent, name=f"arg{axis}") as position:
-                        value, so_far = at(line, position), builder.load(best)
-                        better = arg_better(ctx, output.opcode, operand.dtype, value, so_far)
-                        builder.store(builder.select(better, value, so_far), best)
-                        builder.store(builder.select(better, position, builder.load(where)), where)
-                    store(index, builder.load(where))
-                with long:
-                    with for_range(builder, index_constant(1), extent, name=f"max{axis}") as position:
-                        value = at(line, position)
-                        builder.store(arg_extremum(ctx, output.opcode, operand.dtype, builder.load(best), value), best)
-                    extremum = builder.load(best)
-                    store(index, KernelBuilder._first_match(emitter, at, line, extent, extremum, operand.dtype, axis))
-
-        loops(ctx, output.shape, begin, end, element)
-
-    @staticmethod
-    def _first_match(emitter, at, line, extent, extremum, dtype, axis):
-        """The first position of `line` whose element is `extremum` (`arg_match`). The search
-        stores nothing until it stops (LLVM may widen it); the line holds its extremum, so it
-        stops before the end (0 if it ever did not)."""
-        builder = emitter.ctx.builder
-        search = builder.append_basic_block(f"find{axis}.header")
-        test = builder.append_basic_block(f"find{axis}.body")
-        found = builder.append_basic_block(f"find{axis}.after")
-        before = builder.block
-        builder.branch(search)
-        builder.position_at_end(search)
-        position = builder.phi(INDEX, name=f"find{axis}")
-        position.add_incoming(index_constant(0), before)
-        builder.cbranch(builder.icmp_signed("<", position, extent), test, found)
-        builder.position_at_end(test)
-        value = at(line, position)
-        matched = builder.block
-        position.add_incoming(builder.add(position, index_constant(1), flags=("nsw",)), matched)
-        builder.cbranch(arg_match(emitter.ctx, dtype, value, extremum), found, search)
-        builder.position_at_end(found)
-        where = builder.phi(INDEX, name=f"find{axis}.at")
-        where.add_incoming(index_constant(0), search)
-        where.add_incoming(position, matched)
-        return where
 
     def _reduce_partials(self, emitter, output, begin, end, pointer, blocks):
         """Partial results of the full reduction `output` for blocks [begin, end) of `blocks`
