@@ -462,16 +462,13 @@ def empty_result(instruction, operands):
     the operands hold (`sum` over axis 0 of a (2**41, 0) array reduced 2**41 zeros for no
     output element). Not where evaluating the operands may raise (`may_raise`): an index
     error still comes, as NumPy's."""
-    if not operands or instruction.size or instruction.opcode in _NOT_EMPTIED:
+    if not operands or instruction.size:  # (parameters, constants and iota have no operands)
         return None
     if instruction.opcode == "broadcast" and operands[0].opcode == "constant":
         return None
     if may_raise(instruction):
         return None
     return splat(0, instruction)
-
-
-_NOT_EMPTIED = frozenset({"parameter", "constant"})
 
 
 # ------------------------------------------------------------------------------ the table
@@ -531,9 +528,12 @@ class AlgebraicSimplifier:
     name = "simplify"
 
     def __init__(self, table: list[tuple[str, Rule]] | None = None, *, max_rounds: int = 8):
-        self.rules: dict[str, list[Rule]] = {}
+        rules: dict[str, list[Rule]] = {}
         for opcode, rule in TABLE if table is None else table:
-            self.rules.setdefault(opcode, []).append(rule)
+            rules.setdefault(opcode, []).append(rule)
+        # Each opcode's rules after EVERY_OP's, joined once here; other opcodes get EVERY_OP's.
+        self.every_op: tuple[Rule, ...] = tuple(rules.pop(EVERY_OP, ()))
+        self.rules = {opcode: self.every_op + tuple(own) for opcode, own in rules.items()}
         self.max_rounds = max_rounds
         self.settled = False  # whether the last run ended at a fixed point (FixedPoint reads it)
 
@@ -548,9 +548,8 @@ class AlgebraicSimplifier:
 
     def _simplify(self, node: Instruction, operands: tuple[Instruction, ...]) -> Instruction:
         node = rebuild(node, operands)
-        every = self.rules.get(EVERY_OP, [])
         for _ in range(64):  # each rule removes or cheapens an op; the bound guards a faulty table
-            for rule in every + self.rules.get(node.opcode, []):
+            for rule in self.rules.get(node.opcode, self.every_op):
                 result = rule(node, node.operands)
                 if result is not None and result is not node:
                     if result.shape != node.shape or result.dtype != node.dtype:
