@@ -20,8 +20,15 @@ loop, a pending node the program will evaluate later (`w` before `w = w - lr * g
 program evaluates a loss read from that `w`). They are the only candidates
 compile._kept_positions looks at.
 
+`run_cached(output, decide, plans, keep)` is compile.evaluate_keeping_one's cached case in one
+call (`float(change)` each iteration of a solver, `np.asarray(x)`): the walk, the kept positions
+(_kept_positions: `keep` is the frontend's callback, asked about each candidate), the plan's
+lookup in compile's table and its run; where no plan is cached it answers None and the Python
+path runs (and makes the plan). `plan_key` gives the key it looks up, for tests.
+
 `configure(...)` hands over the Instruction class, its slot descriptors and the constant and
-parameter ops; compile.py chooses this walk or its Python twin (when the extension is not built).
+parameter ops, `configure_evaluation(...)` what run_cached reads; compile.py chooses this walk or
+its Python twin (when the extension is not built).
 */
 #include "_slot_offsets.h"
 
@@ -612,6 +619,295 @@ done:
 }
 
 
+/* -- run_cached: a cached evaluation of one output without a Python frame per step ------------ */
+
+static Py_ssize_t constant_only_offset;
+static PyObject *view_ops, *broadcast_op; /* compile._VIEW_OPS (a frozenset) and the broadcast op */
+static Py_ssize_t most_kept;
+static PyObject *evaluation_configured; /* configure_evaluation's arguments */
+
+/* A node's boolean slot (`constant_only`): 1, 0, or -1 with an error. */
+static int
+truth_of(PyObject *node, Py_ssize_t offset, const char *name)
+{
+    PyObject *value = field(node, offset, name);
+    return value == NULL ? -1 : PyObject_IsTrue(value);
+}
+
+static int
+is_bound(PyObject *node)
+{
+    PyObject *buffer = SLOT(node, bound_offset);
+    return buffer != NULL && buffer != Py_None;
+}
+
+/* Instruction.size (the product of the shape), saturated at PY_SSIZE_T_MAX: -1 with an error. */
+static Py_ssize_t
+node_size(PyObject *node)
+{
+    PyObject *shape = field(node, shape_offset, "shape");
+    if (shape == NULL || !PyTuple_Check(shape)) {
+        if (shape != NULL) {
+            PyErr_SetString(PyExc_TypeError, "run_cached: an instruction's shape must be a tuple");
+        }
+        return -1;
+    }
+    Py_ssize_t size = 1;
+    int saturated = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++) {
+        int overflow = 0;
+        long long extent = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(shape, i), &overflow);
+        if (extent == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (extent == 0 && !overflow) {
+            return 0;
+        }
+        if (overflow || extent < 0 || __builtin_mul_overflow(size, (Py_ssize_t)extent, &size)) {
+            saturated = 1;
+        }
+    }
+    return saturated ? PY_SSIZE_T_MAX : size;
+}
+
+/* compile._views_a_value: whether a view node reads, through view ops only, a value that needs
+   no computing (a bound buffer, a leaf, constants). 1, 0, or -1 with an error. */
+static int
+views_a_value(PyObject *node)
+{
+    for (;;) {
+        if (SLOT(node, op_offset) == broadcast_op || is_bound(node)) {
+            return 1;
+        }
+        int constant = truth_of(node, constant_only_offset, "constant_only");
+        if (constant != 0) {
+            return constant;
+        }
+        PyObject *operands = field(node, operands_offset, "operands");
+        if (operands == NULL || !PyTuple_Check(operands) || PyTuple_GET_SIZE(operands) == 0) {
+            return operands == NULL ? -1 : 1;
+        }
+        node = PyTuple_GET_ITEM(operands, 0);
+        int view = PySet_Contains(view_ops, SLOT(node, op_offset));
+        if (view < 0) {
+            return -1;
+        }
+        if (!view) {
+            PyObject *inner = field(node, operands_offset, "operands");
+            if (inner == NULL) {
+                return -1;
+            }
+            if (is_bound(node) || !PyTuple_Check(inner) || PyTuple_GET_SIZE(inner) == 0) {
+                return 1;
+            }
+            return truth_of(node, constant_only_offset, "constant_only");
+        }
+    }
+}
+
+/* compile._touches_as_large: whether a leaf or a root of the walked graph holds `size` elements
+   or more. 1, 0, or -1 with an error. */
+static int
+touches_as_large(PyObject *nodes, PyObject *leaves, PyObject *roots, Py_ssize_t size)
+{
+    PyObject *lists[2] = {leaves, roots};
+    for (int l = 0; l < 2; l++) {
+        PyObject *positions = lists[l];
+        Py_ssize_t count = PySequence_Fast_GET_SIZE(positions);
+        for (Py_ssize_t i = 0; i < count; i++) {
+            Py_ssize_t position = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(positions, i));
+            if (position == -1 && PyErr_Occurred()) {
+                return -1;
+            }
+            Py_ssize_t touched = node_size(PyList_GET_ITEM(nodes, position));
+            if (touched < 0) {
+                return -1;
+            }
+            if (touched >= size) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* compile._kept_positions over the walk's `shared` list: a new list of positions, or NULL. */
+static PyObject *
+kept_positions(PyObject *nodes, PyObject *leaves, PyObject *roots, PyObject *shared, PyObject *keep)
+{
+    PyObject *kept = PyList_New(0);
+    if (kept == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(shared); i++) {
+        PyObject *pair = PyList_GET_ITEM(shared, i);
+        PyObject *position = PyTuple_GET_ITEM(pair, 0), *references = PyTuple_GET_ITEM(pair, 1);
+        PyObject *node = PyList_GET_ITEM(nodes, PyLong_AsSsize_t(position)); /* (the walk's own positions) */
+        if (is_bound(node)) {
+            continue;
+        }
+        int skip = truth_of(node, constant_only_offset, "constant_only");
+        if (skip == 0) {
+            skip = PySet_Contains(view_ops, SLOT(node, op_offset));
+            if (skip == 1) {
+                skip = views_a_value(node);
+            }
+        }
+        if (skip == 0) {
+            Py_INCREF(node); /* (keep may run any Python code) */
+            PyObject *answer = PyObject_CallFunctionObjArgs(keep, node, references, NULL);
+            Py_DECREF(node);
+            skip = answer == NULL ? -1 : !PyObject_IsTrue(answer);
+            Py_XDECREF(answer);
+        }
+        if (skip == 0) {
+            Py_ssize_t size = node_size(node);
+            skip = size < 0 ? -1 : !touches_as_large(nodes, leaves, roots, size);
+            if (skip == 0 && (PyList_Append(kept, position) < 0)) {
+                skip = -1;
+            }
+        }
+        if (skip < 0) {
+            Py_DECREF(kept);
+            return NULL;
+        }
+        if (PyList_GET_SIZE(kept) == most_kept) {
+            break;
+        }
+    }
+    return kept;
+}
+
+/* The walk of `output` (*walked: walk's tuple) and the positions of the values it keeps (*kept,
+   a list): the key of its plan, (signature, roots and kept positions), as compile's Python path
+   makes it (linearize, _kept_positions, _run_graph). NULL with an error on failure. */
+static PyObject *
+walk_and_key(PyObject *module, PyObject *output, PyObject *decide, PyObject *keep, PyObject **walked,
+             PyObject **kept)
+{
+    *walked = *kept = NULL;
+    if (evaluation_configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "run_cached: configure_evaluation() was not called");
+        return NULL;
+    }
+    PyObject *outputs = PyTuple_Pack(1, output);
+    PyObject *walk_args = outputs == NULL ? NULL : Py_BuildValue("(OOOi)", outputs, Py_None, decide, 1);
+    Py_XDECREF(outputs);
+    *walked = walk_args == NULL ? NULL : walk(module, walk_args);
+    Py_XDECREF(walk_args);
+    if (*walked == NULL) {
+        return NULL;
+    }
+    PyObject *nodes = PyTuple_GET_ITEM(*walked, 0), *leaves = PyTuple_GET_ITEM(*walked, 1);
+    PyObject *signature = PyTuple_GET_ITEM(*walked, 3), *roots = PyTuple_GET_ITEM(*walked, 4);
+    PyObject *shared = PyTuple_GET_ITEM(*walked, 5);
+    *kept = PyList_GET_SIZE(shared) ? kept_positions(nodes, leaves, roots, shared, keep) : PyList_New(0);
+    PyObject *kept_tuple = *kept == NULL ? NULL : PyList_AsTuple(*kept);
+    PyObject *all_roots = kept_tuple == NULL ? NULL : PySequence_Concat(roots, kept_tuple);
+    Py_XDECREF(kept_tuple);
+    PyObject *key = all_roots == NULL ? NULL : PyTuple_Pack(2, signature, all_roots);
+    Py_XDECREF(all_roots);
+    return key;
+}
+
+/* compile.evaluate_keeping_one's cached case in one call: walk, kept positions, the plan's
+   lookup and its run. (result, [(kept node, its buffer), ...]), or None where no plan is cached
+   for the graph (compile.py then takes its Python path, which makes one). */
+static PyObject *
+run_cached(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyDict_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "run_cached(output, decide, plans: dict, keep)");
+        return NULL;
+    }
+    PyObject *walked, *kept;
+    PyObject *key = walk_and_key(module, args[0], args[1], args[3], &walked, &kept);
+    PyObject *result = NULL, *plan = NULL, *results = NULL, *sequence = NULL, *held = NULL;
+    if (key == NULL) {
+        goto done;
+    }
+    plan = PyDict_GetItemWithError(args[2], key);
+    if (plan == NULL) {
+        result = PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+        goto done;
+    }
+    if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) < 3) {
+        PyErr_SetString(PyExc_SystemError, "run_cached: a plan must be (executable, backend, run)");
+        plan = NULL;
+        goto done;
+    }
+    Py_INCREF(plan); /* (the run may drop it from the dict) */
+    results = PyObject_CallOneArg(PyTuple_GET_ITEM(plan, 2), PyTuple_GET_ITEM(walked, 2));
+    sequence = results == NULL ? NULL : PySequence_Fast(results, "run_cached: a run must return a sequence");
+    if (sequence == NULL) {
+        goto done;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(kept);
+    if (PySequence_Fast_GET_SIZE(sequence) != count + 1) {
+        PyErr_SetString(PyExc_SystemError, "run_cached: a run returned another number of results");
+        goto done;
+    }
+    PyObject *nodes = PyTuple_GET_ITEM(walked, 0);
+    held = count ? PyList_New(count) : PyTuple_New(0);
+    for (Py_ssize_t i = 0; held != NULL && i < count; i++) {
+        PyObject *node = PyList_GET_ITEM(nodes, PyLong_AsSsize_t(PyList_GET_ITEM(kept, i)));
+        PyObject *pair = PyTuple_Pack(2, node, PySequence_Fast_GET_ITEM(sequence, i + 1));
+        if (pair == NULL) {
+            Py_CLEAR(held);
+            break;
+        }
+        PyList_SET_ITEM(held, i, pair);
+    }
+    if (held != NULL) {
+        result = PyTuple_Pack(2, PySequence_Fast_GET_ITEM(sequence, 0), held);
+    }
+done:
+    Py_XDECREF(held);
+    Py_XDECREF(sequence);
+    Py_XDECREF(results);
+    Py_XDECREF(plan);
+    Py_XDECREF(key);
+    Py_XDECREF(kept);
+    Py_XDECREF(walked);
+    return result;
+}
+
+/* The key run_cached looks its plan up by (tests compare it with the Python path's). */
+static PyObject *
+plan_key(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "plan_key(output, decide, keep)");
+        return NULL;
+    }
+    PyObject *walked, *kept;
+    PyObject *key = walk_and_key(module, args[0], args[1], args[2], &walked, &kept);
+    Py_XDECREF(walked);
+    Py_XDECREF(kept);
+    return key;
+}
+
+static PyObject *
+configure_evaluation(PyObject *module, PyObject *args)
+{
+    PyObject *constant_only, *views, *broadcast;
+    Py_ssize_t most;
+    if (!PyArg_ParseTuple(args, "OO!On:configure_evaluation", &constant_only, &PyFrozenSet_Type, &views,
+                          &broadcast, &most)) {
+        return NULL;
+    }
+    Py_ssize_t offset;
+    if (slot_offset(constant_only, "the constant_only slot", &offset) < 0) {
+        return NULL;
+    }
+    Py_XSETREF(evaluation_configured, Py_NewRef(args));
+    constant_only_offset = offset;
+    view_ops = views;
+    broadcast_op = broadcast;
+    most_kept = most;
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
@@ -658,6 +954,13 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("walk(outputs, bound, decide, lift_scalars) -> (nodes, leaf_positions, buffers, signature, roots, "
                "shared): "
                "compile.linearize's walk (bound None: the nodes' own _bound field)")},
+    {"configure_evaluation", configure_evaluation, METH_VARARGS,
+     PyDoc_STR("configure_evaluation(constant_only_slot, view_ops, broadcast_op, most_kept)")},
+    {"run_cached", (PyCFunction)(void (*)(void))run_cached, METH_FASTCALL,
+     PyDoc_STR("run_cached(output, decide, plans, keep) -> (result, held) or None: "
+               "compile.evaluate_keeping_one where a plan is cached")},
+    {"plan_key", (PyCFunction)(void (*)(void))plan_key, METH_FASTCALL,
+     PyDoc_STR("plan_key(output, decide, keep) -> (signature, roots and kept positions): run_cached's key")},
     {NULL},
 };
 

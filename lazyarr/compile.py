@@ -267,6 +267,11 @@ if _graph_walk is not None:
 # never kept (_kept_positions, _views_a_value).
 _VIEW_OPS = frozenset(get_op(name) for name in ("slice", "reshape", "broadcast", "transpose", "reverse"))
 _BROADCAST = get_op("broadcast")
+# At most this many held values are written out by one evaluation (each is one more output of
+# its module: a program holding hundreds of arrays must not make a module of hundreds).
+_MOST_KEPT = 32
+if _graph_walk is not None:
+    _graph_walk.configure_evaluation(Instruction.constant_only, _VIEW_OPS, _BROADCAST, _MOST_KEPT)
 
 
 def build_module(
@@ -639,6 +644,12 @@ def evaluate_keeping_one(output: Instruction, keep: Callable[[Instruction, int],
     if _flags.FLAGS is not _plans_flags or _profiler._ACTIVE is not None:
         (result,), held = evaluate_graph_keeping([output], _BOUND_BUFFER, keep)
         return result, held
+    if _graph_walk is not None and _flags.FLAGS.c_extensions:
+        # The cached case in C (walk, kept positions, plan, run); a graph without a plan: below.
+        ran = _graph_walk.run_cached(output, _DECISIONS[True], _PLANS, keep)
+        if ran is not None:
+            _INFO.hits += 1
+            return ran
     graph = linearize((output,), _BOUND_BUFFER, lift_constants=True)
     kept = _kept_positions(graph, keep) if graph.shared else None
     if kept:
@@ -730,10 +741,6 @@ def _views_a_value(node: Instruction) -> bool:
         if node.op not in _VIEW_OPS:
             return node._bound is not None or not node.operands or node.constant_only
 
-
-# At most this many held values are written out by one evaluation (each is one more output of
-# its module: a program holding hundreds of arrays must not make a module of hundreds).
-_MOST_KEPT = 32
 
 
 def _run_graph(graph: Linearized, bound) -> list:

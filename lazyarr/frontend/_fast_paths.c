@@ -36,6 +36,10 @@ Python twin does in the common case and hands everything else to it:
   `sweep_intern_table(table)`: its sweep of dead intern entries.
 - `host_buffers(args, layouts)`: jit.py's host_buffers_of_layouts (a jitted function called again
   with evaluated host arrays of its last call's shapes and dtypes).
+- `adopt_evaluated(array, node, result, held)`: array.python_adopt_evaluated (one evaluated array
+  and the values kept with it take their leaves: bind, read-only, a fresh parameter leaf, the
+  owner found through the node's holders); `parameter_leaf(shape, dtype, bound)`: all of
+  hlo.instruction.fresh_parameter for a (shape, dtype) it checked before (`configure_evaluation`).
 
 The Python functions mirrored say so; tests/frontend/test_recording_in_c.py and
 test_element_reads.py hold the two together. One rule keeps the C safe: anything read from a
@@ -396,16 +400,8 @@ intern_node(PyObject *opdef, PyObject *local, PyObject *identity, PyObject *shap
    Python attribute writes and class change (~1.2 -> ~0.3 us; every evaluation makes one per
    result and kept value). */
 static PyObject *
-new_leaf(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+make_leaf(PyObject *const *args)
 {
-    if (nargs != 6 || !PyTuple_CheckExact(args[1]) || !PyTuple_CheckExact(args[3])) {
-        PyErr_SetString(PyExc_TypeError, "new_leaf(op, shape: tuple, dtype, attrs: tuple, identity, bound)");
-        return NULL;
-    }
-    if (recording.configured == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "new_leaf: configure_recording() was not called");
-        return NULL;
-    }
     PyObject *leaf = instruction_type->tp_alloc(instruction_type, 0);
     if (leaf == NULL) {
         return NULL;
@@ -433,6 +429,20 @@ new_leaf(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(no_operands);
     Py_DECREF(depth);
     return leaf;
+}
+
+static PyObject *
+new_leaf(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 6 || !PyTuple_CheckExact(args[1]) || !PyTuple_CheckExact(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "new_leaf(op, shape: tuple, dtype, attrs: tuple, identity, bound)");
+        return NULL;
+    }
+    if (recording.configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "new_leaf: configure_recording() was not called");
+        return NULL;
+    }
+    return make_leaf(args);
 }
 
 /* hlo.instruction.make_like(template, *operands): `template` is (op, local, identity, shape,
@@ -2092,6 +2102,228 @@ configure_views(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* -- evaluation results: array.py's _kept and _keep_held for one evaluated array ----------------- */
+
+/* What configure_evaluation() gave. */
+static struct {
+    PyObject *configured;
+    PyObject *checked;         /* hlo.instruction._CHECKED_PARAMETERS: (shape, dtype) -> (model, attribute types) */
+    PyObject *numbers;         /* hlo.instruction._PARAMETER_NUMBERS (an itertools.count) */
+    PyObject *fresh_parameter; /* hlo.instruction.fresh_parameter (a (shape, dtype) not checked yet) */
+    PyObject *kept;            /* array._kept (a result other than a NumPy array: a device buffer) */
+    PyObject *note_kept;       /* array._note_kept_for_readers */
+} evaluation;
+static PyObject *parameter_key, *dtype_key, *number_key, *shape_key;
+
+/* hlo.instruction.fresh_parameter(shape, dtype, bound) for a (shape, dtype) checked before (a new
+   reference); Py_None (a new reference) where it was not: the Python function checks it. */
+static PyObject *
+checked_parameter(PyObject *shape, PyObject *dtype, PyObject *bound)
+{
+    if (!PyTuple_CheckExact(shape)) {
+        Py_RETURN_NONE;
+    }
+    PyObject *key = PyTuple_Pack(2, shape, dtype);
+    if (key == NULL) {
+        return NULL;
+    }
+    PyObject *checked = PyDict_GetItemWithError(evaluation.checked, key);
+    Py_DECREF(key);
+    if (checked == NULL || !PyTuple_CheckExact(checked) || PyTuple_GET_SIZE(checked) != 2
+        || Py_TYPE(PyTuple_GET_ITEM(checked, 0)) != instruction_type) {
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    }
+    Py_INCREF(checked); /* (held while the table may change) */
+    PyObject *model = PyTuple_GET_ITEM(checked, 0), *leaf = NULL;
+    PyObject *model_shape = SLOT(model, shape_offset), *model_dtype = SLOT(model, dtype_offset);
+    PyObject *number = PyIter_Next(evaluation.numbers);
+    PyObject *attrs = number == NULL || model_shape == NULL || model_dtype == NULL ? NULL
+                      : Py_BuildValue("((OO)(OO)(OO))", dtype_key, model_dtype, number_key, number, shape_key,
+                                      model_shape);
+    PyObject *identity = attrs == NULL ? NULL : PyTuple_Pack(3, parameter_key, attrs, PyTuple_GET_ITEM(checked, 1));
+    if (identity != NULL) {
+        PyObject *leaf_args[6] = {SLOT(model, recording.op), model_shape, model_dtype, attrs, identity, bound};
+        leaf = make_leaf(leaf_args);
+    }
+    else if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_SystemError, "fresh parameter: no number, or a model without shape or dtype");
+    }
+    Py_XDECREF(identity);
+    Py_XDECREF(attrs);
+    Py_XDECREF(number);
+    Py_DECREF(checked);
+    return leaf;
+}
+
+static PyObject *
+parameter_leaf(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "parameter_leaf(shape, dtype, bound)");
+        return NULL;
+    }
+    if (evaluation.configured == NULL) {
+        Py_RETURN_NONE;
+    }
+    return checked_parameter(args[0], args[1], args[2]);
+}
+
+/* array._kept(node, result): bind `result` to `node` (unless a function of constants alone) and
+   make the read-only leaf standing for it; a result other than a NumPy array: the Python function. */
+static PyObject *
+kept_leaf(PyObject *node, PyObject *result)
+{
+    if (Py_TYPE(result) != ndarray_type) {
+        return PyObject_CallFunctionObjArgs(evaluation.kept, node, result, NULL);
+    }
+    PyObject *constant = SLOT(node, recording.constant_only);
+    int constant_only = constant == NULL ? -1 : PyObject_IsTrue(constant);
+    if (constant_only < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_SystemError, "kept: a node without constant_only");
+        }
+        return NULL;
+    }
+    if (!constant_only) {
+        set_slot(node, bound_offset, result);
+    }
+    PyObject *flags = PyObject_GetAttr(result, ndarray_flags_name);
+    int failed = flags == NULL || PyObject_SetAttr(flags, writeable_name, Py_False) < 0;
+    Py_XDECREF(flags);
+    PyObject *shape = failed ? NULL : PyObject_GetAttr(result, shape_name);
+    PyObject *dtype = shape == NULL ? NULL : PyObject_GetAttr(result, dtype_name);
+    PyObject *leaf = dtype == NULL ? NULL : checked_parameter(shape, dtype, result);
+    if (leaf == Py_None) {
+        Py_DECREF(leaf);
+        leaf = PyObject_CallFunctionObjArgs(evaluation.fresh_parameter, shape, dtype, result, NULL);
+    }
+    Py_XDECREF(shape);
+    Py_XDECREF(dtype);
+    return leaf;
+}
+
+/* array._owner(node): the live array holding `node` and owning its value (a new reference), or
+   NULL without an error. */
+static PyObject *
+owner_of(PyObject *node)
+{
+    PyObject *holder = SLOT(node, recording.holder);
+    if (holder == NULL || holder == Py_None) {
+        return NULL;
+    }
+    int many = PyTuple_Check(holder);
+    Py_ssize_t count = many ? PyTuple_GET_SIZE(holder) : 1;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *array = referent(many ? PyTuple_GET_ITEM(holder, i) : holder);
+        if (array == NULL) {
+            continue;
+        }
+        PyObject *base = Py_TYPE(array) == array_type ? SLOT(array, base_offset) : NULL;
+        if (Py_TYPE(array) == array_type && SLOT(array, node_offset) == node && (base == NULL || base == Py_None)) {
+            return array;
+        }
+        Py_DECREF(array);
+    }
+    return NULL;
+}
+
+/* array._adopt_evaluated(array, node, result, held): `array` (which held `node`) takes the leaf of
+   its evaluated value, and each held (node, buffer) its owner's (array._keep_held). */
+static PyObject *
+adopt_evaluated(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || Py_TYPE(args[0]) != array_type || Py_TYPE(args[1]) != instruction_type) {
+        PyErr_SetString(PyExc_TypeError, "adopt_evaluated(array, node, result, held)");
+        return NULL;
+    }
+    if (evaluation.configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "adopt_evaluated: configure_evaluation() was not called");
+        return NULL;
+    }
+    PyObject *held = PySequence_Fast(args[3], "adopt_evaluated: held must be a sequence");
+    if (held == NULL) {
+        return NULL;
+    }
+    PyObject *leaf = kept_leaf(args[1], args[2]);
+    if (leaf == NULL) {
+        Py_DECREF(held);
+        return NULL;
+    }
+    set_slot(args[0], node_offset, leaf);
+    Py_DECREF(leaf);
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(held); i++) {
+        PyObject *pair = PySequence_Fast_GET_ITEM(held, i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || Py_TYPE(PyTuple_GET_ITEM(pair, 0)) != instruction_type) {
+            PyErr_SetString(PyExc_TypeError, "adopt_evaluated: held must hold (node, buffer) pairs");
+            Py_DECREF(held);
+            return NULL;
+        }
+        PyObject *node = PyTuple_GET_ITEM(pair, 0), *buffer = PyTuple_GET_ITEM(pair, 1);
+        leaf = kept_leaf(node, buffer);
+        if (leaf == NULL) {
+            Py_DECREF(held);
+            return NULL;
+        }
+        PyObject *owner = owner_of(node);
+        int failed = 0;
+        if (owner != NULL) {
+            set_slot(owner, node_offset, leaf);
+            Py_DECREF(owner);
+        }
+        else {
+            PyObject *constant = SLOT(node, recording.constant_only);
+            int constant_only = constant == NULL ? 0 : PyObject_IsTrue(constant);
+            PyObject *noted = constant_only ? Py_NewRef(Py_None)
+                              : constant_only < 0 ? NULL
+                              : PyObject_CallFunctionObjArgs(evaluation.note_kept, node, buffer, NULL);
+            failed = noted == NULL;
+            Py_XDECREF(noted);
+        }
+        Py_DECREF(leaf);
+        if (failed) {
+            Py_DECREF(held);
+            return NULL;
+        }
+    }
+    Py_DECREF(held);
+    Py_RETURN_NONE;
+}
+
+/* configure_evaluation(checked_parameters, parameter_numbers, fresh_parameter, kept, note_kept_for_readers) */
+static PyObject *
+configure_evaluation(PyObject *module, PyObject *args)
+{
+    PyObject *checked, *numbers, *fresh, *kept, *note;
+    if (!PyArg_ParseTuple(args, "O!OOOO:configure_evaluation", &PyDict_Type, &checked, &numbers, &fresh, &kept,
+                          &note)) {
+        return NULL;
+    }
+    if (recording.configured == NULL || views.configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_evaluation: configure_recording() and configure_views() first");
+        return NULL;
+    }
+    if (!PyIter_Check(numbers)) {
+        PyErr_SetString(PyExc_TypeError, "configure_evaluation: parameter_numbers must be an iterator");
+        return NULL;
+    }
+    if (parameter_key == NULL) {
+        parameter_key = PyUnicode_InternFromString("parameter");
+        dtype_key = PyUnicode_InternFromString("dtype");
+        number_key = PyUnicode_InternFromString("number");
+        shape_key = PyUnicode_InternFromString("shape");
+        if (parameter_key == NULL || dtype_key == NULL || number_key == NULL || shape_key == NULL) {
+            return NULL;
+        }
+    }
+    Py_XSETREF(evaluation.configured, Py_NewRef(args));
+    evaluation.checked = checked;
+    evaluation.numbers = numbers;
+    evaluation.fresh_parameter = fresh;
+    evaluation.kept = kept;
+    evaluation.note_kept = note;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      PyDoc_STR("configure(array_class, element_class, instruction_class, ndarray, node_slot, bound_slot, "
@@ -2116,6 +2348,14 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("record_unary(name, x): direct_recording.python_record_unary")},
     {"new_leaf", (PyCFunction)(void (*)(void))new_leaf, METH_FASTCALL,
      PyDoc_STR("new_leaf(op, shape, dtype, attrs, identity, bound): hlo.instruction.fresh_parameter's node")},
+    {"configure_evaluation", configure_evaluation, METH_VARARGS,
+     PyDoc_STR("configure_evaluation(checked_parameters, parameter_numbers, fresh_parameter, kept, "
+               "note_kept_for_readers)")},
+    {"parameter_leaf", (PyCFunction)(void (*)(void))parameter_leaf, METH_FASTCALL,
+     PyDoc_STR("parameter_leaf(shape, dtype, bound): hlo.instruction.fresh_parameter for a checked "
+               "(shape, dtype), else None")},
+    {"adopt_evaluated", (PyCFunction)(void (*)(void))adopt_evaluated, METH_FASTCALL,
+     PyDoc_STR("adopt_evaluated(array, node, result, held): array._adopt_evaluated")},
     {"sweep_intern_table", sweep_intern_table, METH_O,
      PyDoc_STR("sweep_intern_table(table): drop hlo.instruction's dead intern entries; the count left")},
     {"replay", (PyCFunction)(void (*)(void))replay, METH_FASTCALL,

@@ -128,9 +128,7 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
                 (result,), held = evaluate_graph_keeping([node], bound_buffer, None)
             else:
                 result, held = evaluate_keeping_one(node, keep)
-            array._node = _kept(node, result)
-            if held:
-                _keep_held(held)
+            _adopt_evaluated(array, node, result, held)
         return
     pending: list[Array] = []
     seen: set[int] = set()
@@ -288,6 +286,24 @@ def _note_kept_for_readers(node: Instruction, buffer) -> None:
             bind(value, None)  # (still computable from its operands)
     kept.clear()
     kept.extend(live)
+
+
+def python_adopt_evaluated(array: Array, node: Instruction, result, held) -> None:
+    """`array`, which held `node`, takes the leaf of its evaluated value `result`; each held
+    (node, buffer) its owner's (_keep_held). The C twin (`_fast_paths.adopt_evaluated`, where
+    built) stands in for it: evaluate_arrays' one array, a solver's test each iteration."""
+    array._node = _kept(node, result)
+    if held:
+        _keep_held(held)
+
+
+_adopt_evaluated = python_adopt_evaluated
+
+
+def use_fast_adopt(function) -> None:
+    """Adopt one array's evaluated value with `function` (python_adopt_evaluated's C twin)."""
+    global _adopt_evaluated
+    _adopt_evaluated = function
 
 
 def _kept(node: Instruction, result) -> Instruction:

@@ -55,11 +55,15 @@ if ENABLED:
     direct_recording.use_fast_recording(_fast_paths.record_binary, _fast_paths.record_unary)
     instruction_module.use_fast_replay(_fast_paths.replay)
     instruction_module.use_fast_sweep(_fast_paths.sweep_intern_table)
-    instruction_module.use_fast_leaf(_fast_paths.new_leaf)
+    instruction_module.use_fast_leaf(_fast_paths.new_leaf, _fast_paths.parameter_leaf)
     _fast_paths.configure_views(
         views.VIEW_CHAINS, views.ViewOf, array_module.leaf_for, views.ViewOf.base, views.ViewOf.read,
         views.ViewOf.write, views.ViewOf.layout, views.ViewOf.refusal, views.ViewOf.strided)
     views.note_view_chains()
+    _fast_paths.configure_evaluation(instruction_module._CHECKED_PARAMETERS, instruction_module._PARAMETER_NUMBERS,
+                                     instruction_module.fresh_parameter, array_module._kept,
+                                     array_module._note_kept_for_readers)
+    array_module.use_fast_adopt(_fast_paths.adopt_evaluated)
     _fast_paths.configure_templates(linalg.MATMUL_TEMPLATES.table, indexing.SETITEM_TEMPLATES,
                                     reduction_support._TEMPLATE_TABLE, reduction_support.NO_VALUE, template.Template,
                                     template.Template.fixed, template.Template.steps, template.Template.outputs)

@@ -566,6 +566,10 @@ def fresh_parameter(shape, dtype, bound=None) -> Instruction:
     before, so the entry would only cost its making and, when the leaf dies, its removal
     (every evaluation and `la.jit` call makes leaves for its results). `bound`: its buffer,
     bound at once (`bind`, without a second write through the immutable instruction's guard)."""
+    if _fast_parameter is not None:
+        leaf = _fast_parameter(shape, dtype, bound)  # (None: a (shape, dtype) not checked yet)
+        if leaf is not None:
+            return leaf
     number = next(_PARAMETER_NUMBERS)
     given = (shape if type(shape) is tuple else tuple(shape), dtype)
     checked = _CHECKED_PARAMETERS.get(given)
@@ -599,10 +603,14 @@ def fresh_parameter(shape, dtype, bound=None) -> Instruction:
 _fast_leaf = None  # new_leaf(op, shape, dtype, attrs, identity, bound) of the frontend's C extension (use_fast_leaf)
 
 
-def use_fast_leaf(function) -> None:
-    """Make fresh_parameter's leaves with `function` (the same fields, in C)."""
-    global _fast_leaf
-    _fast_leaf = function
+_fast_parameter = None  # parameter_leaf(shape, dtype, bound): all of fresh_parameter for a checked (shape, dtype)
+
+
+def use_fast_leaf(function, parameter=None) -> None:
+    """Make fresh_parameter's leaves with `function` (the same fields, in C), and, given
+    `parameter`, whole leaves of a (shape, dtype) checked before with it (the number too)."""
+    global _fast_leaf, _fast_parameter
+    _fast_leaf, _fast_parameter = function, parameter
 
 
 # bind(node, buffer): record `buffer` as the computed value of `node` (the evaluator's only

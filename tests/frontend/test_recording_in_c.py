@@ -868,15 +868,19 @@ def test_c_leaves_have_the_python_leaves_fields(shape, dtype, bound):
     if instruction._fast_leaf is None:
         pytest.skip("the C extension is not built")
     buffer = np.zeros(shape, dtype) if bound else None
-    made = instruction.fresh_parameter(shape, np.dtype(dtype), buffer)
-    fast, instruction._fast_leaf = instruction._fast_leaf, None
+    first = instruction.fresh_parameter(shape, np.dtype(dtype), buffer)  # (may check the (shape, dtype))
+    made = instruction.fresh_parameter(shape, np.dtype(dtype), buffer)  # (checked: parameter_leaf's, in C)
+    fast = instruction._fast_leaf, instruction._fast_parameter
+    instruction._fast_leaf = instruction._fast_parameter = None
     try:
         twin = instruction.fresh_parameter(shape, np.dtype(dtype), buffer)
     finally:
-        instruction._fast_leaf = fast
-    assert type(made) is type(twin) is Instruction
+        instruction._fast_leaf, instruction._fast_parameter = fast
+    assert type(made) is type(twin) is type(first) is Instruction
     fields = ("op", "shape", "dtype", "operands", "_attr_map", "_bound", "_holder", "depth", "constant_only")
     assert [getattr(made, name) for name in fields] == [getattr(twin, name) for name in fields]
+    assert [getattr(first, name) for name in fields] == [getattr(twin, name) for name in fields]
+    assert first.attr("number") != made.attr("number") and first._identity[2] == made._identity[2]
     assert made.attr("number") != twin.attr("number")
     renumbered = tuple((name, twin.attr("number") if name == "number" else value) for name, value in made.attrs)
     assert renumbered == twin.attrs and made._local == made._identity
