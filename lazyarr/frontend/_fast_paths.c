@@ -16,7 +16,12 @@ Python twin does in the common case and hands everything else to it:
   operand signature seen before: the node from the intern table or made from its
   template as hlo.instruction's make_like and _interned make it, a new Array as array.py's
   __init__ makes it, a deep one noted for loop cuts as track_pending notes it); None wherever the
-  Python function would do anything else.
+  Python function would do anything else. A NumPy scalar operand (`x * np.float32(0.5)`) is the
+  constant elementwise.numpy_scalar_operand remembered for it (`configure_numpy_operands`), as
+  elementwise.binary takes it.
+- `FastSlot("ufunc", array_ufunc)` as `Array.__array_ufunc__`: NumPy's own one- or two-operand
+  ufunc called without keywords (`np.float32(0.1) * x` lands here, as `np.exp(x)` does) records
+  through record_binary / record_unary; anything else calls interop.array_ufunc.
 - In `Array.__getitem__`'s FastSlot, after element reads: a plain view key (slices, None,
   Ellipsis) noted in views.VIEW_CHAINS for the array's shape and dtype makes the view as
   indexing.getitem does (the nodes from the chain's templates, NumPy's view of an evaluated
@@ -97,10 +102,22 @@ static struct {
     Py_ssize_t fixed, steps, outputs;
 } templates;
 
-enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, MATMUL, SETITEM, REDUCTION, KIND_COUNT };
+enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, MATMUL, SETITEM, REDUCTION, UFUNC,
+            KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"getitem", "float", "int", "bool", "index",
                                                    "binary", "reflected", "unary", "matmul", "setitem",
-                                                   "reduction"};
+                                                   "reduction", "ufunc"};
+
+/* What configure_numpy_operands() gave: elementwise.numpy_scalar_operand's table and NumPy's own
+   ufuncs by the elementwise function they stand for (interop.array_ufunc). */
+static struct {
+    PyObject *configured;
+    PyObject *constants;      /* (NumPy scalar type, value) -> its interned constant node */
+    PyObject *scalar_types;   /* a frozenset of the NumPy scalar types of supported dtypes */
+    PyObject *binary_ufuncs;  /* NumPy's two-operand ufunc -> its elementwise name */
+    PyObject *unary_ufuncs;   /* NumPy's one-operand ufunc -> its elementwise name */
+    PyObject *call_name;      /* "__call__" */
+} numpy_operands;
 
 static int
 is_one_of(PyTypeObject *type, PyTypeObject *const *types, Py_ssize_t count)
@@ -853,6 +870,29 @@ held_node(PyObject *x)
 
 static PyObject *record_binary_nodes(PyObject *name, PyObject *x1, PyObject *x2, PyObject *node1, PyObject *node2);
 
+/* The constant node elementwise.numpy_scalar_operand made for a NumPy scalar operand (`x *
+   np.float32(0.5)`; NEP 50: of the scalar's own dtype) and remembered (a new reference), else
+   NULL (with an error only on failure): the Python path makes it, then remembers it. */
+static PyObject *
+numpy_scalar_node(PyObject *value)
+{
+    if (numpy_operands.configured == NULL) {
+        return NULL;
+    }
+    int numpy_scalar = PySet_Contains(numpy_operands.scalar_types, (PyObject *)Py_TYPE(value));
+    if (numpy_scalar != 1) {
+        return NULL;
+    }
+    PyObject *key = PyTuple_Pack(2, (PyObject *)Py_TYPE(value), value);
+    PyObject *node = key == NULL ? NULL : PyDict_GetItemWithError(numpy_operands.constants, key);
+    Py_XDECREF(key);
+    if (node == NULL || Py_TYPE(node) != instruction_type || SLOT(node, dtype_offset) == NULL
+        || SLOT(node, shape_offset) == NULL || SLOT(node, recording.depth) == NULL) {
+        return NULL;
+    }
+    return Py_NewRef(node);
+}
+
 /* direct_recording.python_record_binary: the new Array, or Py_None where it does not apply. */
 static PyObject *
 record_binary_call(PyObject *name, PyObject *x1, PyObject *x2)
@@ -861,7 +901,13 @@ record_binary_call(PyObject *name, PyObject *x1, PyObject *x2)
         Py_RETURN_NONE;
     }
     int array1 = Py_TYPE(x1) == array_type, array2 = Py_TYPE(x2) == array_type;
-    PyObject *node1 = held_node(x1), *node2 = held_node(x2);
+    PyObject *node1 = array1 ? held_node(x1) : numpy_scalar_node(x1);
+    PyObject *node2 = node1 == NULL && PyErr_Occurred() ? NULL : array2 ? held_node(x2) : numpy_scalar_node(x2);
+    if (PyErr_Occurred()) {
+        Py_XDECREF(node1);
+        Py_XDECREF(node2);
+        return NULL;
+    }
     PyObject *result;
     if ((array1 && node1 == NULL) || (array2 && node2 == NULL)) {
         result = Py_NewRef(Py_None);
@@ -1736,6 +1782,27 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
         }
         return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
     }
+    if (self->kind == UFUNC) { /* __array_ufunc__(self, ufunc, method, *inputs): NumPy's own ufunc, called */
+        if (configured != NULL && numpy_operands.configured != NULL && kwnames == NULL && (nargs == 4 || nargs == 5)
+            && PyUnicode_Check(args[2]) && PyUnicode_Compare(args[2], numpy_operands.call_name) == 0) {
+            PyObject *table = nargs == 5 ? numpy_operands.binary_ufuncs : numpy_operands.unary_ufuncs;
+            PyObject *name = PyDict_GetItemWithError(table, args[1]);
+            if (name != NULL) {
+                Py_INCREF(name);
+                PyObject *value = nargs == 5 ? record_binary_call(name, args[3], args[4])
+                                             : record_unary_call(name, args[3]);
+                Py_DECREF(name);
+                if (value != Py_None) {
+                    return value;
+                }
+                Py_DECREF(value);
+            }
+            else if (PyErr_Occurred()) {
+                return NULL;
+            }
+        }
+        return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    }
     int arity = self->kind == SETITEM ? 3
                 : self->kind == GETITEM || self->kind == BINARY || self->kind == REFLECTED || self->kind == MATMUL ? 2 : 1;
     if (configured != NULL && kwnames == NULL && nargs == arity) {
@@ -1822,7 +1889,7 @@ fast_slot_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     if (kind == KIND_COUNT) {
         PyErr_Format(PyExc_ValueError, "FastSlot: unknown kind %s (getitem, float, int, bool, index, binary, "
-                     "reflected, unary, matmul, setitem or reduction)", kind_name);
+                     "reflected, unary, matmul, setitem, reduction or ufunc)", kind_name);
         return NULL;
     }
     if ((kind == BINARY || kind == REFLECTED || kind == UNARY || kind == REDUCTION) != PyUnicode_CheckExact(name)) {
@@ -2289,6 +2356,30 @@ adopt_evaluated(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* configure_numpy_operands(constants, scalar_types, binary_ufuncs, unary_ufuncs) */
+static PyObject *
+configure_numpy_operands(PyObject *module, PyObject *args)
+{
+    PyObject *constants, *types, *binary, *unary;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!:configure_numpy_operands", &PyDict_Type, &constants, &PyFrozenSet_Type,
+                          &types, &PyDict_Type, &binary, &PyDict_Type, &unary)) {
+        return NULL;
+    }
+    if (recording.configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_numpy_operands: configure_recording() first");
+        return NULL;
+    }
+    if (numpy_operands.call_name == NULL && (numpy_operands.call_name = PyUnicode_InternFromString("__call__")) == NULL) {
+        return NULL;
+    }
+    Py_XSETREF(numpy_operands.configured, Py_NewRef(args));
+    numpy_operands.constants = constants;
+    numpy_operands.scalar_types = types;
+    numpy_operands.binary_ufuncs = binary;
+    numpy_operands.unary_ufuncs = unary;
+    Py_RETURN_NONE;
+}
+
 /* configure_evaluation(checked_parameters, parameter_numbers, fresh_parameter, kept, note_kept_for_readers) */
 static PyObject *
 configure_evaluation(PyObject *module, PyObject *args)
@@ -2348,6 +2439,8 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("record_unary(name, x): direct_recording.python_record_unary")},
     {"new_leaf", (PyCFunction)(void (*)(void))new_leaf, METH_FASTCALL,
      PyDoc_STR("new_leaf(op, shape, dtype, attrs, identity, bound): hlo.instruction.fresh_parameter's node")},
+    {"configure_numpy_operands", configure_numpy_operands, METH_VARARGS,
+     PyDoc_STR("configure_numpy_operands(numpy_scalar_constants, numpy_scalar_types, binary_ufuncs, unary_ufuncs)")},
     {"configure_evaluation", configure_evaluation, METH_VARARGS,
      PyDoc_STR("configure_evaluation(checked_parameters, parameter_numbers, fresh_parameter, kept, "
                "note_kept_for_readers)")},

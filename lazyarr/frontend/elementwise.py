@@ -368,7 +368,7 @@ def numpy_scalar_operand(value):
     `np.float32(1) < x`). It was a fresh copied leaf every time, recorded in ~35 us. Anything
     else is returned as it is."""
     kind = type(value)
-    node = _NUMPY_SCALAR_CONSTANTS.get((kind, value)) if kind in _NUMPY_SCALAR_TYPES else None
+    node = NUMPY_SCALAR_CONSTANTS.get((kind, value)) if kind in NUMPY_SCALAR_TYPES else None
     if node is not None:
         return Array(node)
     if kind is np.ndarray:
@@ -379,15 +379,15 @@ def numpy_scalar_operand(value):
         return value
     node = scalar_constant(value, value.dtype)
     if value and value == value:  # (by value: 0.0 == -0.0 and NaN != NaN go by their bits, each time)
-        if len(_NUMPY_SCALAR_CONSTANTS) >= 1024:
-            _NUMPY_SCALAR_CONSTANTS.clear()
-        _NUMPY_SCALAR_CONSTANTS[type(value), value] = node
+        if len(NUMPY_SCALAR_CONSTANTS) >= 1024:
+            NUMPY_SCALAR_CONSTANTS.clear()
+        NUMPY_SCALAR_CONSTANTS[type(value), value] = node
     return Array(node)
 
 
 # (NumPy scalar type, value) -> its constant (numpy_scalar_operand: a loop's `lr * g`).
-_NUMPY_SCALAR_CONSTANTS: dict[tuple, Instruction] = {}
-_NUMPY_SCALAR_TYPES = frozenset(dtype.type for dtype in dtypes.SUPPORTED)
+NUMPY_SCALAR_CONSTANTS: dict[tuple, Instruction] = {}
+NUMPY_SCALAR_TYPES = frozenset(dtype.type for dtype in dtypes.SUPPORTED)
 
 
 def unary(name: str, x) -> Array:

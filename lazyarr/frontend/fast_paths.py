@@ -30,7 +30,7 @@ from .. import _flags
 from ..hlo import Instruction, template
 from ..hlo import instruction as instruction_module
 from . import array as array_module
-from . import direct_recording, indexing, linalg, reduction_support, reductions, tracing, views
+from . import direct_recording, elementwise, indexing, interop, linalg, reduction_support, reductions, tracing, views
 from .array import Array
 from .elements import INTEGER_SCALAR_TYPES, REAL_SCALAR_TYPES, Element
 
@@ -64,6 +64,8 @@ if ENABLED:
                                      instruction_module.fresh_parameter, array_module._kept,
                                      array_module._note_kept_for_readers)
     array_module.use_fast_adopt(_fast_paths.adopt_evaluated)
+    _fast_paths.configure_numpy_operands(elementwise.NUMPY_SCALAR_CONSTANTS, elementwise.NUMPY_SCALAR_TYPES,
+                                         interop.OWN_BINARY_UFUNCS, interop.OWN_UNARY_UFUNCS)
     _fast_paths.configure_templates(linalg.MATMUL_TEMPLATES.table, indexing.SETITEM_TEMPLATES,
                                     reduction_support._TEMPLATE_TABLE, reduction_support.NO_VALUE, template.Template,
                                     template.Template.fixed, template.Template.steps, template.Template.outputs)
@@ -95,6 +97,8 @@ def install() -> None:
         Array.__matmul__ = _fast_paths.FastSlot("matmul", Array.__dict__["__matmul__"])
         Array.__setitem__ = _fast_paths.FastSlot("setitem", Array.__dict__["__setitem__"])
         Array.T = _fast_paths.FastView("T", Array.__dict__["T"].fget)
+        # `np.float32(0.1) * x`, `np.exp(x)`: NumPy's own ufunc called on operands the direct path takes
+        Array.__array_ufunc__ = _fast_paths.FastSlot("ufunc", Array.__dict__["__array_ufunc__"])
     for kind in ("float", "int", "bool", "index"):
         name = f"__{kind}__"
         setattr(Element, name, accelerated(kind, Element.__dict__[name]))

@@ -54,9 +54,15 @@ def _write_out(result, out):
 
 # NumPy's own two-operand ufuncs (the objects, not their names: another library's ufunc of
 # the same name has other semantics) -> the elementwise function of that name.
-_OWN_BINARY_UFUNCS = {
+OWN_BINARY_UFUNCS = {
     ufunc: ufunc.__name__ for ufunc, _ in elementwise.UFUNCS.values()
     if ufunc.nin == 2 and ufunc.__name__ in elementwise.UFUNCS and getattr(np, ufunc.__name__, None) is ufunc
+}
+
+# ... and one-operand ones (`np.exp(x)`; the C ufunc slot records them directly: fast_paths.py).
+OWN_UNARY_UFUNCS = {
+    ufunc: ufunc.__name__ for ufunc, _ in elementwise.UFUNCS.values()
+    if ufunc.nin == 1 and ufunc.__name__ in elementwise.UFUNCS and getattr(np, ufunc.__name__, None) is ufunc
 }
 
 
@@ -90,7 +96,7 @@ def _lazy_ufunc_call(ufunc, method, inputs, kwargs):
 
 def array_ufunc(self, ufunc, method, *inputs, out=None, **kwargs):
     if method == "__call__" and out is None and not kwargs and len(inputs) == 2:
-        name = _OWN_BINARY_UFUNCS.get(ufunc)
+        name = OWN_BINARY_UFUNCS.get(ufunc)
         if name is not None:  # hot: `np.float32(0.1) * x`, `np.add(x, y)` (a NumPy scalar's operator lands here)
             try:
                 return elementwise.binary(name, *inputs)

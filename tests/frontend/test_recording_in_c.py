@@ -15,6 +15,7 @@ import gc
 import sys
 import warnings
 import weakref
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -886,3 +887,63 @@ def test_c_leaves_have_the_python_leaves_fields(shape, dtype, bound):
     assert renumbered == twin.attrs and made._local == made._identity
     assert made._identity[0] == twin._identity[0] and made._identity[2] == twin._identity[2]
     assert made.attributes == {**twin.attributes, "number": made.attr("number")}
+
+
+_SCALAR_VALUES = [1, 2, -3, 7, 0, 1.5, -0.0, float("nan"), float("inf")]
+
+
+@given(st.data(), st.sampled_from(_BINARY), st.sampled_from(_DTYPES), st.sampled_from(_DTYPES), st.booleans())
+def test_c_records_numpy_scalar_operands_as_the_python_path(data, name, dtype, scalar_dtype, scalar_first):
+    """`x * np.float32(0.5)` and `np.float32(0.5) * x` (NumPy's ufunc slot) take the constant
+    elementwise.numpy_scalar_operand remembered for the scalar (NEP 50: of its own dtype) in C: the
+    node the Python path makes; zeros and NaNs (never remembered) and anything new: the Python path."""
+    kind = data.draw(st.sampled_from(["evaluated", "pending"]))
+    shape = data.draw(st.sampled_from(_SHAPES))
+    value = np.arange(np.prod(shape, dtype=int)).reshape(shape).astype(dtype)
+    x = la.asarray(value).eval() if kind == "evaluated" else la.asarray(value) + la.asarray(np.ones(shape, dtype))
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        scalar = np.asarray(data.draw(st.sampled_from(_SCALAR_VALUES)), np.float64).astype(scalar_dtype)[()]
+    operands = (scalar, x) if scalar_first else (x, scalar)
+    ufunc = elementwise.UFUNCS[name][0]
+    with mock.patch.object(direct_recording, "record_binary", direct_recording.python_record_binary):
+        python, error = _python_result(elementwise.binary, name, *operands)  # (remembers the constant)
+    recorded = direct_recording.record_binary(name, *operands)
+    through_numpy, numpy_error = _python_result(ufunc, *operands)  # the ufunc slot (__array_ufunc__) or operator
+    assert (numpy_error is None) == (error is None), (numpy_error, error)
+    if recorded is None:
+        return
+    assert error is None  # C never records what Python refuses
+    _check_recorded(recorded, python)
+    assert through_numpy._node is python._node
+    with np.errstate(all="ignore"):
+        expected = ufunc(*(np.asarray(operand) if operand is x else operand for operand in operands))
+    np.testing.assert_array_equal(np.asarray(recorded), expected)
+    assert np.asarray(recorded).dtype == expected.dtype
+
+
+def test_numpy_scalars_and_ufunc_calls_are_recorded_in_c():
+    """Once their constants and signatures are known: `x * s`, `s * x`, `np.multiply(s, x)` and
+    `np.exp(x)` make no Python call (the Python functions they stand for are not reached)."""
+    x = la.asarray(np.arange(4, dtype=np.float32)).eval()
+    scalar = np.float32(0.25)
+    expressions = (lambda: x * scalar, lambda: scalar * x, lambda: np.multiply(scalar, x), lambda: np.exp(x),
+                   lambda: np.add(x, x))
+    for expression in expressions:
+        expression()  # (remembers the constant and the signature)
+    calls = []
+    with (mock.patch.object(elementwise, "numpy_scalar_operand", lambda value: calls.append(value) or value),
+          mock.patch.object(elementwise, "apply", lambda *args: calls.append(args))):
+        results = [expression() for expression in expressions]
+    assert calls == []
+    expected = [np.arange(4, dtype=np.float32) * scalar] * 3 + [np.exp(np.arange(4, dtype=np.float32)),
+                                                               np.arange(4, dtype=np.float32) * 2]
+    for result, want in zip(results, expected):
+        # (exp: lazyarr's vectorized float32 exp and NumPy's may differ by an ULP, 1.2e-7 relative)
+        np.testing.assert_allclose(np.asarray(result), want, rtol=2.4e-7, atol=0)
+    # Other calls keep the Python slot: keywords (out=, dtype=), methods, other libraries' ufuncs.
+    out = np.empty(4, np.float32)
+    np.multiply(scalar, x, out=out)
+    np.testing.assert_array_equal(out, expected[0])
+    np.testing.assert_array_equal(np.asarray(np.add.reduce(x)), np.float32(6))
+    np.testing.assert_array_equal(np.asarray(np.multiply(scalar, x, dtype=np.float32)), expected[0])
