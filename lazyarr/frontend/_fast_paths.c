@@ -56,6 +56,7 @@ an allocation may run a collection whose finalizers rebind arrays, free nodes an
 descriptors (whose offsets the fast paths read); until then every path declines.
 */
 #include "../_slot_offsets.h"
+#include <math.h>
 
 /* What configure() gave: the classes and slot offsets the fast paths read (borrowed from
    configure's arguments, kept alive by the references held below). */
@@ -812,6 +813,10 @@ scalar_operand(PyObject *value, PyObject *spec)
         Py_RETURN_NONE;
     }
     PyObject *dtype = PyTuple_GET_ITEM(spec, 0), *shape = PyTuple_GET_ITEM(spec, 1);
+    if (PyFloat_CheckExact(value) && PyFloat_AS_DOUBLE(value) == 0.0 && signbit(PyFloat_AS_DOUBLE(value))) {
+        /* -0.0 equals the remembered 0.0 but is another constant: never looked up (scalar_operand) */
+        return PyObject_CallFunctionObjArgs(recording.scalar_operand, value, dtype, shape, NULL);
+    }
     PyObject *key = PyTuple_Pack(4, (PyObject *)Py_TYPE(value), value, dtype, shape);
     if (key == NULL) {
         return NULL;
@@ -1963,7 +1968,13 @@ fast_slot_getattro(PyObject *self, PyObject *name)
                                   || PyUnicode_CompareWithASCIIString(name, "__module__") == 0)) {
         return PyObject_GetAttr(((FastSlot *)self)->fallback, name);
     }
-    return PyObject_GenericGetAttr(self, name);
+    PyObject *value = PyObject_GenericGetAttr(self, name);
+    if (value == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        /* what the function it stands for carries (a namespace ufunc's `reduce`, `nin`, `types`) */
+        PyErr_Clear();
+        value = PyObject_GetAttr(((FastSlot *)self)->fallback, name);
+    }
+    return value;
 }
 
 /* Pickled as what its fallback's module holds under the fallback's name (`la.max` is this slot

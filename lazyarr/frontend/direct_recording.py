@@ -91,14 +91,16 @@ def use_fast_recording(binary, unary) -> None:
 
 def scalar_operand(value, dtype, shape) -> Instruction:
     """The (broadcast) constant of a Python int or float, as elementwise.prepare makes it;
-    memoized by value, except zeros and NaNs (0.0 == -0.0 and NaN != NaN: those go by their bits)."""
+    memoized by value (`la.maximum(h, 0)` each step), except NaN (never equal to itself) and
+    -0.0, which equals 0.0 but is another constant: it is never looked up nor remembered."""
+    negative_zero = type(value) is float and value == 0 and math.copysign(1.0, value) < 0
     key = (type(value), value, dtype, shape)
-    node = SCALAR_OPERANDS.get(key)
+    node = None if negative_zero else SCALAR_OPERANDS.get(key)
     if node is None:
         node = scalar_constant(value, dtype)
         if shape:
             node = broadcast_constant(node, shape)
-        if value and value == value:
+        if value == value and not negative_zero:
             if len(SCALAR_OPERANDS) >= 1024:
                 SCALAR_OPERANDS.clear()
             SCALAR_OPERANDS[key] = node

@@ -102,6 +102,11 @@ def install() -> None:
     for kind in ("float", "int", "bool", "index"):
         name = f"__{kind}__"
         setattr(Element, name, accelerated(kind, Element.__dict__[name]))
+    if ENABLED:  # `la.exp(x)`, `la.maximum(x, 0.0)`: the namespace's elementwise functions record in C too
+        for name, (ufunc, _) in elementwise.UFUNCS.items():
+            function = getattr(elementwise, name, None)
+            if getattr(function, "__module__", None) == elementwise.__name__ and ufunc.nin in (1, 2):
+                setattr(elementwise, name, _fast_paths.FastSlot("unary" if ufunc.nin == 1 else "binary", function, name))
     if ENABLED:  # `x.sum()`, `x.max(axis=-1, keepdims=True)`, `la.mean(x, 0)` replayed from their templates in C
         for name in _TEMPLATED_REDUCTIONS:
             setattr(reductions, name, _fast_paths.FastSlot("reduction", getattr(reductions, name), name))

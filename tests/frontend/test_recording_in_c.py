@@ -12,6 +12,7 @@ Python path's answer wherever the C path declines (None), and no leaked referenc
 from __future__ import annotations
 
 import gc
+import math
 import sys
 import warnings
 import weakref
@@ -947,3 +948,22 @@ def test_numpy_scalars_and_ufunc_calls_are_recorded_in_c():
     np.testing.assert_array_equal(out, expected[0])
     np.testing.assert_array_equal(np.asarray(np.add.reduce(x)), np.float32(6))
     np.testing.assert_array_equal(np.asarray(np.multiply(scalar, x, dtype=np.float32)), expected[0])
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "copysign"])
+def test_zero_scalars_are_remembered_but_negative_zero_is_its_own_constant(name):
+    """`la.maximum(h, 0)` and `x + 0.0` take their remembered constant in C; -0.0 equals 0.0 but is
+    another value (`copysign(x, -0.0)`, `x * -0.0`): it is never found under 0.0's entry."""
+    x = la.asarray(np.array([-0.0, 0.0, 1.5, -2.0])).eval()
+    function = getattr(la, name)
+    for value in (0.0, 0, -0.0, 0.0, -0.0):
+        function(x, value)  # (memoizes the signature and the remembered zeros)
+        recorded = direct_recording.record_binary(name, x, value)
+        assert recorded is not None
+        expected = getattr(np, name)(np.asarray(x), value)
+        got = np.asarray(recorded)
+        np.testing.assert_array_equal(got, expected)
+        assert np.signbit(got).tolist() == np.signbit(expected).tolist(), (value, got, expected)
+    zeros = [key for key in direct_recording.SCALAR_OPERANDS if key[0] in (int, float) and key[1] == 0]
+    assert {kind for kind, *_ in zeros} == {int, float}  # remembered (the C path finds them)
+    assert all(math.copysign(1.0, key[1]) > 0 for key in zeros)  # 0.0's entry: never -0.0's
