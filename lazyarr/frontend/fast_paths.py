@@ -106,7 +106,8 @@ def install() -> None:
         for name, (ufunc, _) in elementwise.UFUNCS.items():
             function = getattr(elementwise, name, None)
             if getattr(function, "__module__", None) == elementwise.__name__ and ufunc.nin in (1, 2):
-                setattr(elementwise, name, _fast_paths.FastSlot("unary" if ufunc.nin == 1 else "binary", function, name))
+                kind = "unary" if ufunc.nin == 1 else "binary"
+                setattr(elementwise, name, _fast_paths.FastSlot(kind, function, name))
     if ENABLED:  # `x.sum()`, `x.max(axis=-1, keepdims=True)`, `la.mean(x, 0)` replayed from their templates in C
         for name in _TEMPLATED_REDUCTIONS:
             setattr(reductions, name, _fast_paths.FastSlot("reduction", getattr(reductions, name), name))
