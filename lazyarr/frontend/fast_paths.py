@@ -11,7 +11,11 @@ does their common case and nothing else, calling the Python for every other case
   namespace functions: `x.max(axis=-1, keepdims=True)`) and the Element conversions; they pickle
   as the functions they stand for (`restore`);
 - `record_binary` / `record_unary` in place of direct_recording's (elementwise ops on a
-  signature seen before);
+  signature seen before, NumPy scalar operands among them), also as FastSlots for the
+  namespace's elementwise functions (`la.exp(x)`) and `Array.__array_ufunc__` (NumPy's own
+  ufuncs called plainly: `np.float32(0.1) * x`, `np.exp(x)`);
+- `adopt_evaluated` in place of array.python_adopt_evaluated and `parameter_leaf` inside
+  hlo.instruction.fresh_parameter (one evaluated array's leaves: `float(x)` each iteration);
 - `replay` and the intern table's sweep for hlo.instruction;
 - `host_buffers` in place of jit.py's `host_buffers_of_layouts`.
 
