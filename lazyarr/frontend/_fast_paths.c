@@ -26,7 +26,9 @@ Python twin does in the common case and hands everything else to it:
   Ellipsis) noted in views.VIEW_CHAINS for the array's shape and dtype makes the view as
   indexing.getitem does (the nodes from the chain's templates, NumPy's view of an evaluated
   buffer, views.make_view's ViewOf and weak reference); `configure_views` hands over the table.
-  `FastView("T", getter)`, installed as `Array.T`, makes `.T` from it the same way.
+  `FastView("T", getter)`, installed as `Array.T`, makes `.T` from it the same way, and
+  `FastSlot("reshape", method)`, installed as `Array.reshape`, `x.reshape(h, w)` of an array owning
+  its value (exact int arguments, or one tuple of them; manipulation.reshape_method notes it).
 - `Array.__matmul__` as a FastSlot: `x1 @ x2` of two arrays whose shapes and dtypes have a
   template in linalg's table (`configure_templates`) replays it as Templates.build does.
 - Reductions as FastSlots (`x.sum()`, `x.max(axis=-1, keepdims=True)`, `la.mean(x, 0)`: the
@@ -89,7 +91,7 @@ static struct {
     Py_ssize_t base, read, write, layout, refusal, strided; /* ViewOf's slots */
 } views;
 static PyObject *ndarray_flags_name, *c_contiguous_name, *writeable_name, *shape_name, *strides_name,
-    *dtype_name;
+    *dtype_name, *reshape_name;
 
 /* What configure_templates() gave (linalg.py's `x1 @ x2` templates, indexing.py's writes,
    hlo.template.Template). */
@@ -104,10 +106,10 @@ static struct {
 } templates;
 
 enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, MATMUL, SETITEM, REDUCTION, UFUNC,
-            KIND_COUNT };
+            RESHAPE, KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"getitem", "float", "int", "bool", "index",
                                                    "binary", "reflected", "unary", "matmul", "setitem",
-                                                   "reduction", "ufunc"};
+                                                   "reduction", "ufunc", "reshape"};
 
 /* What configure_numpy_operands() gave: elementwise.numpy_scalar_operand's table and NumPy's own
    ufuncs by the elementwise function they stand for (interop.array_ufunc). */
@@ -1765,6 +1767,42 @@ configure_templates(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* `array.reshape(*arguments)` of an array owning its value, as manipulation.reshape_method makes it
+   (a view through the chain it noted for these arguments, the array's shape and dtype), for
+   arguments that are exact ints or one tuple of them; NULL without an error where the Python
+   method decides. */
+static PyObject *
+reshape_view(PyObject *array, PyObject *const *arguments, Py_ssize_t count)
+{
+    PyObject *shape = count == 1 && PyTuple_CheckExact(arguments[0]) ? Py_NewRef(arguments[0])
+                      : PyTuple_New(count);
+    if (shape == NULL) {
+        return NULL;
+    }
+    int plain = 1;
+    if (!(count == 1 && PyTuple_CheckExact(arguments[0]))) {
+        for (Py_ssize_t i = 0; i < count; i++) {
+            PyTuple_SET_ITEM(shape, i, Py_NewRef(arguments[i]));
+        }
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape) && plain; i++) {
+        plain = PyLong_CheckExact(PyTuple_GET_ITEM(shape, i));
+    }
+    PyObject *raw = NULL, *what = NULL;
+    if (plain) { /* (the method's own argument tuple: `(2, 3)` for reshape(2, 3), `((2, 3),)` for reshape((2, 3))) */
+        raw = count == 1 && PyTuple_CheckExact(arguments[0]) ? PyTuple_Pack(1, arguments[0]) : Py_NewRef(shape);
+        what = raw == NULL ? NULL : PyTuple_Pack(2, reshape_name, raw);
+    }
+    Py_XDECREF(raw);
+    Py_DECREF(shape);
+    if (what == NULL) {
+        return NULL;
+    }
+    PyObject *view = chained_view(array, what);
+    Py_DECREF(what);
+    return view;
+}
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -1804,6 +1842,16 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
             }
             else if (PyErr_Occurred()) {
                 return NULL;
+            }
+        }
+        return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    }
+    if (self->kind == RESHAPE) { /* x.reshape(2, 3), x.reshape((2, -1)): a noted view chain (views.VIEW_CHAINS) */
+        if (configured != NULL && views.configured != NULL && kwnames == NULL && nargs >= 2
+            && Py_TYPE(args[0]) == array_type && SLOT(args[0], base_offset) == Py_None) {
+            PyObject *view = reshape_view(args[0], args + 1, nargs - 1);
+            if (view != NULL || PyErr_Occurred()) {
+                return view;
             }
         }
         return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
@@ -2162,8 +2210,9 @@ configure_views(PyObject *module, PyObject *args)
         shape_name = PyUnicode_InternFromString("shape");
         strides_name = PyUnicode_InternFromString("strides");
         dtype_name = PyUnicode_InternFromString("dtype");
+        reshape_name = PyUnicode_InternFromString("reshape");
         if (ndarray_flags_name == NULL || c_contiguous_name == NULL || writeable_name == NULL || shape_name == NULL
-            || strides_name == NULL || dtype_name == NULL) {
+            || strides_name == NULL || dtype_name == NULL || reshape_name == NULL) {
             return NULL;
         }
     }

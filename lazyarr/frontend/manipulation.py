@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 
 from .. import dtypes
+from .array import Array
 from .manipulation_joining import (
     array_split,
     column_stack,
@@ -45,6 +46,7 @@ from .manipulation_layout import (
 )
 from .manipulation_nodes import check_casting
 from .manipulation_repeating import diff, pad, repeat, roll, tile
+from .views import NOTING_VIEW_CHAINS, note_view_chain
 
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
@@ -74,7 +76,21 @@ def reshape_method(self, *shape, order="C", copy=None):
     requested = _shape_arguments(shape)
     if requested is None:
         raise TypeError("reshape: missing the new shape")
-    return reshape(self, requested, order=order, copy=copy)
+    result = reshape(self, requested, order=order, copy=copy)
+    if (NOTING_VIEW_CHAINS[0] and type(self) is Array and self._base is None and order == "C" and copy is None
+            and plain_shape_arguments(shape)):
+        # the view's chain, for the C slot's `x.reshape(...)` with these arguments (views.VIEW_CHAINS)
+        link = result._base
+        note_view_chain((self.shape, self.dtype, ("reshape", shape)), self._node, link.read, link.write, link.layout)
+    return result
+
+
+def plain_shape_arguments(arguments: tuple) -> bool:
+    """Whether a reshape's arguments are exact ints, or one tuple of exact ints (a dict key
+    that hashes and compares as the shape it means: no float or bool equal to an int)."""
+    if len(arguments) == 1 and type(arguments[0]) is tuple:
+        arguments = arguments[0]
+    return all(type(argument) is int for argument in arguments)
 
 
 def transpose_method(self, *axes):

@@ -967,3 +967,73 @@ def test_zero_scalars_are_remembered_but_negative_zero_is_its_own_constant(name)
     zeros = [key for key in direct_recording.SCALAR_OPERANDS if key[0] in (int, float) and key[1] == 0]
     assert {kind for kind, *_ in zeros} == {int, float}  # remembered (the C path finds them)
     assert all(math.copysign(1.0, key[1]) > 0 for key in zeros)  # 0.0's entry: never -0.0's
+
+
+@st.composite
+def _reshapes(draw):
+    """A shape and `x.reshape` arguments for it: ints, one tuple, a -1, or a refused shape."""
+    shape = tuple(draw(st.lists(st.integers(0, 4), max_size=3)))
+    size = int(np.prod(shape))
+    factors = [extent for extent in range(1, size + 1) if size % extent == 0] or [1]
+    first = draw(st.sampled_from(factors))
+    target = [first, size // first] if size else [0, draw(st.integers(0, 3))]
+    if draw(st.booleans()):
+        target[draw(st.integers(0, 1))] = -1 if size else target[0]
+    if draw(st.integers(0, 5)) == 0:
+        target = [size + 1]  # NumPy refuses it: the Python path raises, in C too
+    arguments = (tuple(target),) if draw(st.booleans()) else tuple(target)
+    return shape, arguments
+
+
+@given(_reshapes(), st.sampled_from(["float32", "int64", "complex64", "bool"]), st.booleans())
+def test_c_reshape_is_the_python_paths_view(shape_and_arguments, dtype, evaluated):
+    """`a.reshape(...)` of an array owning its value, through its C slot (views.VIEW_CHAINS under
+    ("reshape", arguments)), is the view the Python method makes: the same node, read/write/layout,
+    noted among the base's views; NumPy's value, and writes reach the base."""
+    from lazyarr.frontend import manipulation
+
+    shape, arguments = shape_and_arguments
+    values = np.asarray(np.arange(int(np.prod(shape))).reshape(shape) % 5, dtype=dtype)  # (0-d: an array too)
+    base = la.asarray(values)
+    if not evaluated:
+        base = base + np.zeros((), dtype)
+    try:
+        expected = values.reshape(*arguments)
+    except ValueError:
+        for _ in range(3):
+            with pytest.raises(ValueError):
+                base.reshape(*arguments)
+        return
+    base.reshape(*arguments), base.reshape(*arguments)  # noted by the Python path (the second time)
+    made_in_c = base.reshape(*arguments)
+    from_python = manipulation.reshape_method(base, *arguments)
+    assert made_in_c._node is from_python._node
+    link, python_link = made_in_c._base, from_python._base
+    from lazyarr.frontend import views
+
+    # made in C: the noted chain's functions (the Python method makes new ones each call: the same steps)
+    assert link.read is views.VIEW_CHAINS[base.shape, base.dtype, ("reshape", arguments)][0]
+    assert link.base is base and link.read(base._node) is python_link.read(base._node)
+    assert link.write(base._node, made_in_c._node) is python_link.write(base._node, made_in_c._node)
+    assert any(reference() is made_in_c for reference in base._views)
+    np.testing.assert_array_equal(np.asarray(made_in_c), expected)
+    if made_in_c.size:
+        changed = values.copy()
+        changed.reshape(*arguments)[(0,) * expected.ndim] = 1
+        made_in_c[(0,) * expected.ndim] = 1
+        np.testing.assert_array_equal(np.asarray(base), changed)
+
+
+def test_c_reshape_leaves_other_calls_to_the_python_method():
+    """Keywords, views of views, numpy integers and floats take the Python method (its errors)."""
+    x = la.asarray(np.arange(6.0))
+    for _ in range(3):
+        assert x.reshape(2, 3).shape == (2, 3)
+        assert x.reshape(2, 3, order="F").shape == (2, 3)
+        assert x.reshape(np.int64(2), 3).shape == (2, 3)
+        assert x[::2].reshape(3, 1).shape == (3, 1)
+        with pytest.raises(TypeError):
+            x.reshape(2.0, 3)
+        with pytest.raises(TypeError):
+            x.reshape(True, 6)
+    np.testing.assert_array_equal(np.asarray(x.reshape(2, 3, order="F")), np.arange(6.0).reshape(2, 3, order="F"))
