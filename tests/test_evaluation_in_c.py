@@ -35,8 +35,27 @@ def python_twins():
     """The C evaluation paths off for a block (their Python twins run)."""
     with (mock.patch.object(compile_driver, "_graph_walk", None),
           mock.patch.object(array_module, "_adopt_evaluated", array_module.python_adopt_evaluated),
+          mock.patch.object(array_module, "_evaluate_one", array_module._no_evaluate_one),
           mock.patch.object(instruction, "_fast_parameter", None)):
         yield
+
+
+@contextlib.contextmanager
+def _c_evaluations_through(run_cached):
+    """_fast_paths.evaluate_one calling `run_cached` (a spy) for compile's cached evaluations."""
+    from lazyarr import _profiler
+    from lazyarr.frontend import _fast_paths, tracing
+
+    def configure(run):
+        _fast_paths.configure_cached_evaluation(
+            run, compile_driver._DECISIONS[True], compile_driver._PLANS, vars(compile_driver), vars(_profiler),
+            compile_driver._INFO, array_module._worth_keeping, tracing._TRACER_ENTRIES)
+
+    configure(run_cached)
+    try:
+        yield
+    finally:
+        configure(compile_driver._graph_walk.run_cached)
 
 
 _STATEMENTS = ["hold", "hold_view", "hold_constant", "hold_large", "pending_reader", "update", "read_sum",
@@ -116,7 +135,7 @@ def test_cached_evaluations_in_c_are_the_python_twins(statements):
 
     # A second run of the program finds every plan in C (kept positions other than the Python
     # twin's would miss them).
-    with mock.patch.object(compile_driver._graph_walk, "run_cached", spy):
+    with mock.patch.object(compile_driver._graph_walk, "run_cached", spy), _c_evaluations_through(spy):
         with_c, c_states = _run(la, statements, start)
     assert all(ran), ran
     assert with_c == expected
@@ -130,19 +149,22 @@ def test_cached_evaluations_in_c_are_the_python_twins(statements):
 def test_a_loop_testing_a_value_each_step_runs_its_cached_plan_in_c(monkeypatch):
     """Past the first iterations, each test is one C call (no Python walk, no Python plan run),
     a plan hit; the state held by the program is kept with it and gets a leaf."""
-    walks = []
+    walks, runs = [], []
     monkeypatch.setattr(compile_driver, "linearize",
                         lambda *args, **kwargs: walks.append(1) or compile_driver.python_linearize(*args, **kwargs))
+    run_cached = compile_driver._graph_walk.run_cached
     u = la.asarray(np.arange(8.0, dtype=np.float32))
-    for iteration in range(6):
-        if iteration == 3:
-            walks.clear()
-            hits = la.cache_info().hits
-        new = u * 0.5 + 1.0
-        change = float(abs(new - u).max())
-        u = new
-        assert u.is_evaluated  # held by the program: computed with the test, kept
-    assert walks == [] and la.cache_info().hits - hits == 3
+    with _c_evaluations_through(lambda *args: runs.append(1) or run_cached(*args)):
+        for iteration in range(6):
+            if iteration == 3:
+                walks.clear()
+                runs.clear()
+                hits = la.cache_info().hits
+            new = u * 0.5 + 1.0
+            change = float(abs(new - u).max())
+            u = new
+            assert u.is_evaluated  # held by the program: computed with the test, kept
+    assert walks == [] and runs == [1, 1, 1] and la.cache_info().hits - hits == 3
     expected = np.arange(8.0, dtype=np.float32)
     for _ in range(6):
         expected_new = expected * np.float32(0.5) + np.float32(1.0)
@@ -195,3 +217,40 @@ def test_a_device_buffer_result_takes_the_python_kept():
     node, buffer = x._node, Buffer()
     array_module._adopt_evaluated(x, node, buffer, ())
     assert node._bound is buffer and x._node._bound is buffer and x._node.op.name == "parameter"
+
+
+@pytest.mark.skipif(not _C_BUILT, reason="the C extensions are not built or are off")
+def test_the_c_evaluation_declines_what_the_python_steps_decide():
+    """evaluate_one answers False (the Python steps run) for a view of another array, while a
+    tracer lives, after a flags change, while a profile records, for an evaluated array, and
+    where no plan is cached yet; True (evaluated, a hit counted) otherwise."""
+    from lazyarr import _flags
+    from lazyarr.frontend import _fast_paths
+
+    x = la.asarray(np.arange(6.0))
+
+    def pending():
+        return (x * 3.0 + 1.0).sum()
+
+    assert not _fast_paths.evaluate_one(pending())  # no plan yet
+    float(pending())  # (makes it)
+    hits = la.cache_info().hits
+    made = pending()
+    assert _fast_paths.evaluate_one(made) and made.is_evaluated and la.cache_info().hits == hits + 1
+    assert float(made) == 51.0
+    assert not _fast_paths.evaluate_one(made)  # evaluated already
+    view = (x * 3.0)[1:]
+    assert not _fast_paths.evaluate_one(view) and not view.is_evaluated
+    with la.profile():
+        held = pending()
+        assert not _fast_paths.evaluate_one(held) and not held.is_evaluated
+    previous = _flags.FLAGS
+    _flags.with_overrides(max_pending_depth=previous.max_pending_depth + 1)
+    try:
+        held = pending()
+        assert not _fast_paths.evaluate_one(held) and not held.is_evaluated
+    finally:
+        _flags.FLAGS = previous
+    inside = []
+    la.jit(lambda y: inside.append(_fast_paths.evaluate_one(pending())) or y * 2)(x)
+    assert inside == [False]

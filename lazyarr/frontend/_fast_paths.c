@@ -2239,8 +2239,13 @@ static struct {
     PyObject *fresh_parameter; /* hlo.instruction.fresh_parameter (a (shape, dtype) not checked yet) */
     PyObject *kept;            /* array._kept (a result other than a NumPy array: a device buffer) */
     PyObject *note_kept;       /* array._note_kept_for_readers */
+    /* evaluate_one's: compile's cached evaluation (compile.CACHED_EVALUATION) and the frontend's state */
+    PyObject *run_cached, *decide, *plans, *compile_globals, *profiler_globals, *info;
+    PyObject *keep;            /* array._worth_keeping */
+    PyObject *tracers;         /* tracing._TRACER_ENTRIES (a dict: non-empty while a tracer lives) */
 } evaluation;
-static PyObject *parameter_key, *dtype_key, *number_key, *shape_key;
+static PyObject *parameter_key, *dtype_key, *number_key, *shape_key, *plans_flags_name, *active_name,
+    *phase_name, *hits_name;
 
 /* hlo.instruction.fresh_parameter(shape, dtype, bound) for a (shape, dtype) checked before (a new
    reference); Py_None (a new reference) where it was not: the Python function checks it. */
@@ -2354,6 +2359,8 @@ owner_of(PyObject *node)
     return NULL;
 }
 
+static PyObject *adopt(PyObject *array, PyObject *node, PyObject *result, PyObject *held_sequence);
+
 /* array._adopt_evaluated(array, node, result, held): `array` (which held `node`) takes the leaf of
    its evaluated value, and each held (node, buffer) its owner's (array._keep_held). */
 static PyObject *
@@ -2367,16 +2374,22 @@ adopt_evaluated(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_RuntimeError, "adopt_evaluated: configure_evaluation() was not called");
         return NULL;
     }
-    PyObject *held = PySequence_Fast(args[3], "adopt_evaluated: held must be a sequence");
+    return adopt(args[0], args[1], args[2], args[3]);
+}
+
+static PyObject *
+adopt(PyObject *array, PyObject *node, PyObject *result, PyObject *held_sequence)
+{
+    PyObject *held = PySequence_Fast(held_sequence, "adopt_evaluated: held must be a sequence");
     if (held == NULL) {
         return NULL;
     }
-    PyObject *leaf = kept_leaf(args[1], args[2]);
+    PyObject *leaf = kept_leaf(node, result);
     if (leaf == NULL) {
         Py_DECREF(held);
         return NULL;
     }
-    set_slot(args[0], node_offset, leaf);
+    set_slot(array, node_offset, leaf);
     Py_DECREF(leaf);
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(held); i++) {
         PyObject *pair = PySequence_Fast_GET_ITEM(held, i);
@@ -2385,24 +2398,24 @@ adopt_evaluated(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(held);
             return NULL;
         }
-        PyObject *node = PyTuple_GET_ITEM(pair, 0), *buffer = PyTuple_GET_ITEM(pair, 1);
-        leaf = kept_leaf(node, buffer);
+        PyObject *kept_node = PyTuple_GET_ITEM(pair, 0), *buffer = PyTuple_GET_ITEM(pair, 1);
+        leaf = kept_leaf(kept_node, buffer);
         if (leaf == NULL) {
             Py_DECREF(held);
             return NULL;
         }
-        PyObject *owner = owner_of(node);
+        PyObject *owner = owner_of(kept_node);
         int failed = 0;
         if (owner != NULL) {
             set_slot(owner, node_offset, leaf);
             Py_DECREF(owner);
         }
         else {
-            PyObject *constant = SLOT(node, recording.constant_only);
+            PyObject *constant = SLOT(kept_node, recording.constant_only);
             int constant_only = constant == NULL ? 0 : PyObject_IsTrue(constant);
             PyObject *noted = constant_only ? Py_NewRef(Py_None)
                               : constant_only < 0 ? NULL
-                              : PyObject_CallFunctionObjArgs(evaluation.note_kept, node, buffer, NULL);
+                              : PyObject_CallFunctionObjArgs(evaluation.note_kept, kept_node, buffer, NULL);
             failed = noted == NULL;
             Py_XDECREF(noted);
         }
@@ -2413,6 +2426,134 @@ adopt_evaluated(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     Py_DECREF(held);
+    Py_RETURN_NONE;
+}
+
+/* array.evaluate_arrays([array]) where compile's plan for the graph is cached and nothing else
+   applies: the thread's pending phase reset, compile.evaluate_keeping_one's C path (run_cached:
+   walk, kept positions, plan, run; a hit counted) and the results adopted. 1 when done, 0 where
+   the Python function must run (a view of another array, a tracer alive, a deep array with
+   pending siblings, flags changed or a profile recording, no plan yet), -1 with an error. */
+static int
+evaluate_one(PyObject *array)
+{
+    if (evaluation.configured == NULL || evaluation.run_cached == NULL || Py_TYPE(array) != array_type
+        || SLOT(array, base_offset) != Py_None || PyDict_GET_SIZE(evaluation.tracers)) {
+        return 0;
+    }
+    PyObject *node = SLOT(array, node_offset);
+    if (node == NULL || Py_TYPE(node) != instruction_type || SLOT(node, bound_offset) != Py_None
+        || SLOT(node, recording.depth) == NULL) {
+        return 0;
+    }
+    PyObject *flags = PyObject_GetAttr(recording.flags_module, flags_name);
+    if (flags == NULL) {
+        return -1;
+    }
+    PyObject *plans_flags = PyDict_GetItemWithError(evaluation.compile_globals, plans_flags_name);
+    PyObject *active = plans_flags == NULL ? NULL : PyDict_GetItemWithError(evaluation.profiler_globals, active_name);
+    int current = plans_flags == flags && active == Py_None;
+    Py_DECREF(flags);
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    if (!current) {
+        return 0;
+    }
+    Py_ssize_t budget = pending_budget();
+    if (budget == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (budget) {
+        PyObject *pending = PyObject_GetAttr(recording.pending_state, arrays_name);
+        int siblings = pending == NULL ? -1 : PyObject_IsTrue(pending);
+        Py_XDECREF(pending);
+        Py_ssize_t depth = siblings == 1 ? PyLong_AsSsize_t(SLOT(node, recording.depth)) : 0;
+        if (siblings < 0 || (depth == -1 && PyErr_Occurred())) {
+            return -1;
+        }
+        if (siblings && depth * 2 >= budget) {
+            return 0; /* (a deep array: the loop's other results may come with it) */
+        }
+    }
+    /* a program's own evaluation point: its later cuts start afresh (evaluate_arrays) */
+    if (PyObject_SetAttr(recording.pending_state, phase_name, Py_None) < 0) {
+        return -1;
+    }
+    Py_INCREF(array);
+    Py_INCREF(node); /* (held: the run may run code that rebinds the array) */
+    PyObject *arguments[4] = {node, evaluation.decide, evaluation.plans, evaluation.keep};
+    PyObject *ran = PyObject_Vectorcall(evaluation.run_cached, arguments, 4, NULL);
+    int done = ran == NULL ? -1 : ran == Py_None ? 0 : 1;
+    if (done == 1) {
+        PyObject *hits = PyObject_GetAttr(evaluation.info, hits_name);
+        PyObject *one = PyLong_FromLong(1);
+        PyObject *more = hits == NULL || one == NULL ? NULL : PyNumber_Add(hits, one);
+        Py_XDECREF(one);
+        done = more == NULL || PyObject_SetAttr(evaluation.info, hits_name, more) < 0 ? -1 : 1;
+        Py_XDECREF(more);
+        Py_XDECREF(hits);
+        if (done == 1 && (!PyTuple_Check(ran) || PyTuple_GET_SIZE(ran) != 2)) {
+            PyErr_SetString(PyExc_SystemError, "evaluate_one: run_cached must answer (result, held)");
+            done = -1;
+        }
+        if (done == 1) {
+            PyObject *adopted = adopt(array, node, PyTuple_GET_ITEM(ran, 0), PyTuple_GET_ITEM(ran, 1));
+            done = adopted == NULL ? -1 : 1;
+            Py_XDECREF(adopted);
+        }
+    }
+    Py_XDECREF(ran);
+    Py_DECREF(node);
+    Py_DECREF(array);
+    return done;
+}
+
+static PyObject *
+evaluate_one_call(PyObject *module, PyObject *array)
+{
+    int done = evaluate_one(array);
+    return done < 0 ? NULL : PyBool_FromLong(done);
+}
+
+/* configure_cached_evaluation(run_cached, decide, plans, compile_globals, profiler_globals, info,
+   worth_keeping, tracer_entries) */
+static PyObject *
+configure_cached_evaluation(PyObject *module, PyObject *args)
+{
+    PyObject *run, *decide, *plans, *compile_globals, *profiler_globals, *info, *keep, *tracers;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!OOO!:configure_cached_evaluation", &run, &decide, &PyDict_Type, &plans,
+                          &PyDict_Type, &compile_globals, &PyDict_Type, &profiler_globals, &info, &keep,
+                          &PyDict_Type, &tracers)) {
+        return NULL;
+    }
+    if (evaluation.configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_cached_evaluation: configure_evaluation() first");
+        return NULL;
+    }
+    if (plans_flags_name == NULL) {
+        plans_flags_name = PyUnicode_InternFromString("_plans_flags");
+        active_name = PyUnicode_InternFromString("_ACTIVE");
+        phase_name = PyUnicode_InternFromString("phase");
+        hits_name = PyUnicode_InternFromString("hits");
+        if (plans_flags_name == NULL || active_name == NULL || phase_name == NULL || hits_name == NULL) {
+            return NULL;
+        }
+    }
+    /* (kept alive by the tuple of arguments, as configure_evaluation's) */
+    PyObject *both = PyTuple_Pack(2, evaluation.configured, args);
+    if (both == NULL) {
+        return NULL;
+    }
+    Py_SETREF(evaluation.configured, both);
+    evaluation.run_cached = run;
+    evaluation.decide = decide;
+    evaluation.plans = plans;
+    evaluation.compile_globals = compile_globals;
+    evaluation.profiler_globals = profiler_globals;
+    evaluation.info = info;
+    evaluation.keep = keep;
+    evaluation.tracers = tracers;
     Py_RETURN_NONE;
 }
 
@@ -2507,6 +2648,12 @@ static PyMethodDef module_methods[] = {
     {"parameter_leaf", (PyCFunction)(void (*)(void))parameter_leaf, METH_FASTCALL,
      PyDoc_STR("parameter_leaf(shape, dtype, bound): hlo.instruction.fresh_parameter for a checked "
                "(shape, dtype), else None")},
+    {"configure_cached_evaluation", configure_cached_evaluation, METH_VARARGS,
+     PyDoc_STR("configure_cached_evaluation(run_cached, decide, plans, compile_globals, profiler_globals, info, "
+               "worth_keeping, tracer_entries)")},
+    {"evaluate_one", evaluate_one_call, METH_O,
+     PyDoc_STR("evaluate_one(array) -> bool: array.evaluate_arrays([array]) where a plan is cached (False: "
+               "the Python function must run)")},
     {"adopt_evaluated", (PyCFunction)(void (*)(void))adopt_evaluated, METH_FASTCALL,
      PyDoc_STR("adopt_evaluated(array, node, result, held): array._adopt_evaluated")},
     {"sweep_intern_table", sweep_intern_table, METH_O,

@@ -111,6 +111,8 @@ def evaluate_arrays(arrays: Iterable[Array], *, keep_held: bool = True) -> None:
     of computing them again; so are the thread's other deep pending arrays, when one of `arrays`
     is deep, where they are no larger than what it touches (`_loop_siblings`). A cut of pending
     work (`keep_held=False`) evaluates its arrays only."""
+    if keep_held and type(arrays) is list and len(arrays) == 1 and _evaluate_one(arrays[0]):
+        return  # (in C: a cached plan's run and its leaves, the same steps as below)
     keep = _worth_keeping if keep_held else None
     budget = _flags.FLAGS.max_pending_depth
     siblings = keep_held and budget and _PENDING.arrays  # (deep pending arrays noted: see _loop_siblings)
@@ -300,10 +302,20 @@ def python_adopt_evaluated(array: Array, node: Instruction, result, held) -> Non
 _adopt_evaluated = python_adopt_evaluated
 
 
-def use_fast_adopt(function) -> None:
-    """Adopt one array's evaluated value with `function` (python_adopt_evaluated's C twin)."""
-    global _adopt_evaluated
-    _adopt_evaluated = function
+def _no_evaluate_one(array) -> bool:
+    return False
+
+
+# evaluate_arrays' one-array case where compile's plan is cached, in C (_fast_paths.evaluate_one,
+# where built): True when it evaluated `array`, False where the Python steps must run.
+_evaluate_one = _no_evaluate_one
+
+
+def use_fast_adopt(function, evaluate_one=None) -> None:
+    """Adopt one array's evaluated value with `function` (python_adopt_evaluated's C twin), and
+    evaluate one array whose plan is cached with `evaluate_one` (evaluate_arrays' steps in C)."""
+    global _adopt_evaluated, _evaluate_one
+    _adopt_evaluated, _evaluate_one = function, evaluate_one or _no_evaluate_one
 
 
 def _kept(node: Instruction, result) -> Instruction:
