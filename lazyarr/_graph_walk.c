@@ -462,7 +462,9 @@ shared_positions(PyObject *nodes, PyObject *leaves, PyObject *root_positions, co
     for (Py_ssize_t position = 0; position < count; position++) {
         Py_ssize_t outside = Py_REFCNT(PyList_GET_ITEM(nodes, position)) - users[position] - 1;
         if (!leaf[position] && !root[position] && outside > 0) {
-            PyObject *pair = Py_BuildValue("(nn)", position, outside);
+            PyObject *references = PyLong_FromSsize_t(outside);
+            PyObject *pair = references == NULL ? NULL : PyTuple_Pack(2, places->numbers[position], references);
+            Py_XDECREF(references);
             int appended = pair == NULL ? -1 : PyList_Append(shared, pair);
             Py_XDECREF(pair);
             if (appended < 0) {
@@ -791,7 +793,7 @@ walk_and_key(PyObject *module, PyObject *output, PyObject *decide, PyObject *kee
         return NULL;
     }
     PyObject *outputs = PyTuple_Pack(1, output);
-    PyObject *walk_args = outputs == NULL ? NULL : Py_BuildValue("(OOOi)", outputs, Py_None, decide, 1);
+    PyObject *walk_args = outputs == NULL ? NULL : PyTuple_Pack(4, outputs, Py_None, decide, Py_True);
     Py_XDECREF(outputs);
     *walked = walk_args == NULL ? NULL : walk(module, walk_args);
     Py_XDECREF(walk_args);

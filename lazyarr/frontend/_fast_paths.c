@@ -46,7 +46,9 @@ Python twin does in the common case and hands everything else to it:
 - `adopt_evaluated(array, node, result, held)`: array.python_adopt_evaluated (one evaluated array
   and the values kept with it take their leaves: bind, read-only, a fresh parameter leaf, the
   owner found through the node's holders); `parameter_leaf(shape, dtype, bound)`: all of
-  hlo.instruction.fresh_parameter for a (shape, dtype) it checked before (`configure_evaluation`).
+  hlo.instruction.fresh_parameter for a (shape, dtype) it checked before (`configure_evaluation`);
+  `evaluate_one(array)`: array.evaluate_arrays([array]) where compile's plan for its graph is cached
+  (compile's run_cached, then the leaves), declining everything else (`configure_cached_evaluation`).
 
 The Python functions mirrored say so; tests/frontend/test_recording_in_c.py and
 test_element_reads.py hold the two together. One rule keeps the C safe: anything read from a
@@ -2269,9 +2271,17 @@ checked_parameter(PyObject *shape, PyObject *dtype, PyObject *bound)
     PyObject *model = PyTuple_GET_ITEM(checked, 0), *leaf = NULL;
     PyObject *model_shape = SLOT(model, shape_offset), *model_dtype = SLOT(model, dtype_offset);
     PyObject *number = PyIter_Next(evaluation.numbers);
-    PyObject *attrs = number == NULL || model_shape == NULL || model_dtype == NULL ? NULL
-                      : Py_BuildValue("((OO)(OO)(OO))", dtype_key, model_dtype, number_key, number, shape_key,
-                                      model_shape);
+    PyObject *attrs = NULL;
+    if (number != NULL && model_shape != NULL && model_dtype != NULL) {
+        PyObject *pairs[3] = {PyTuple_Pack(2, dtype_key, model_dtype), PyTuple_Pack(2, number_key, number),
+                              PyTuple_Pack(2, shape_key, model_shape)};
+        if (pairs[0] != NULL && pairs[1] != NULL && pairs[2] != NULL) {
+            attrs = PyTuple_Pack(3, pairs[0], pairs[1], pairs[2]);
+        }
+        for (int i = 0; i < 3; i++) {
+            Py_XDECREF(pairs[i]);
+        }
+    }
     PyObject *identity = attrs == NULL ? NULL : PyTuple_Pack(3, parameter_key, attrs, PyTuple_GET_ITEM(checked, 1));
     if (identity != NULL) {
         PyObject *leaf_args[6] = {SLOT(model, recording.op), model_shape, model_dtype, attrs, identity, bound};
