@@ -254,3 +254,38 @@ def test_the_c_evaluation_declines_what_the_python_steps_decide():
     inside = []
     la.jit(lambda y: inside.append(_fast_paths.evaluate_one(pending())) or y * 2)(x)
     assert inside == [False]
+
+
+@pytest.mark.skipif(not _C_BUILT, reason="the C extensions are not built or are off")
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([(), (1,), (1, 1), (2,), (0,), (1, 3)]),
+       st.sampled_from(["float32", "float64", "float16", "int8", "int64", "uint64", "bool", "complex64"]),
+       st.sampled_from([0.0, -0.0, 1.5, float("nan"), float("inf"), -7.0, 2.0**63, 255.0]),
+       st.sampled_from(["evaluated", "pending", "pending twice"]))
+def test_float_of_an_array_in_c_is_the_python_methods(shape, dtype, value, kind):
+    """`float(x)` through the C slot (Array.__float__: evaluate_one, then the buffer's item) gives
+    the Python method's value or error, for every dtype's edge values and evaluated or pending
+    one-element arrays; other sizes raise the method's TypeError without evaluating."""
+    with np.errstate(all="ignore"):
+        values = np.full(shape, value).astype(dtype)
+    def made():  # (a fresh leaf each time: a new node to evaluate, not the interned one evaluated before)
+        leaf = la.asarray(values)
+        return leaf if kind == "evaluated" else leaf * np.ones((), dtype)
+
+    if kind == "pending twice":
+        float(made()) if values.size == 1 and dtype != "complex64" else None  # (the plan: C evaluates the next)
+    python_method = la.Array.__float__.__wrapped__
+    outcomes = []
+    for convert in (float, python_method):
+        array = made()
+        try:
+            outcomes.append(("value", convert(array), array.is_evaluated))
+        except TypeError as error:
+            outcomes.append(("error", str(error), array.is_evaluated))
+    assert outcomes[0][:2] == outcomes[1][:2] or (outcomes[0][0] == "value" and np.isnan(outcomes[0][1])
+                                                  and np.isnan(outcomes[1][1]))
+    assert outcomes[0][2] == outcomes[1][2]
+    if outcomes[0][0] == "value":
+        expected = float(values.reshape(()).item())
+        assert outcomes[0][1] == expected or (np.isnan(expected) and np.isnan(outcomes[0][1]))
+        assert np.copysign(1.0, outcomes[0][1]) == np.copysign(1.0, expected)

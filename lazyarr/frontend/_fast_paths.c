@@ -48,7 +48,9 @@ Python twin does in the common case and hands everything else to it:
   owner found through the node's holders); `parameter_leaf(shape, dtype, bound)`: all of
   hlo.instruction.fresh_parameter for a (shape, dtype) it checked before (`configure_evaluation`);
   `evaluate_one(array)`: array.evaluate_arrays([array]) where compile's plan for its graph is cached
-  (compile's run_cached, then the leaves), declining everything else (`configure_cached_evaluation`).
+  (compile's run_cached, then the leaves), declining everything else (`configure_cached_evaluation`);
+  `FastSlot("array_float", method)` as `Array.__float__`: a one-element array evaluated so and its
+  buffer's `item()` converted (`float(loss)` each step); other sizes and declines: the method.
 
 The Python functions mirrored say so; tests/frontend/test_recording_in_c.py and
 test_element_reads.py hold the two together. One rule keeps the C safe: anything read from a
@@ -93,7 +95,7 @@ static struct {
     Py_ssize_t base, read, write, layout, refusal, strided; /* ViewOf's slots */
 } views;
 static PyObject *ndarray_flags_name, *c_contiguous_name, *writeable_name, *shape_name, *strides_name,
-    *dtype_name, *reshape_name;
+    *dtype_name, *reshape_name, *item_name;
 
 /* What configure_templates() gave (linalg.py's `x1 @ x2` templates, indexing.py's writes,
    hlo.template.Template). */
@@ -108,10 +110,10 @@ static struct {
 } templates;
 
 enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, MATMUL, SETITEM, REDUCTION, UFUNC,
-            RESHAPE, KIND_COUNT };
+            RESHAPE, ARRAY_FLOAT, KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"getitem", "float", "int", "bool", "index",
                                                    "binary", "reflected", "unary", "matmul", "setitem",
-                                                   "reduction", "ufunc", "reshape"};
+                                                   "reduction", "ufunc", "reshape", "array_float"};
 
 /* What configure_numpy_operands() gave: elementwise.numpy_scalar_operand's table and NumPy's own
    ufuncs by the elementwise function they stand for (interop.array_ufunc). */
@@ -1805,6 +1807,46 @@ reshape_view(PyObject *array, PyObject *const *arguments, Py_ssize_t count)
     return view;
 }
 
+static int evaluate_one(PyObject *array);
+
+/* The one element of `array` (exactly the array class, one element) as its buffer's `item()` (a
+   new reference), evaluating it first through evaluate_one; NULL without an error where the
+   Python method decides (more than one element, a device buffer, a declined evaluation). */
+static PyObject *
+array_item(PyObject *array)
+{
+    PyObject *node = SLOT(array, node_offset);
+    if (node == NULL || Py_TYPE(node) != instruction_type) {
+        return NULL;
+    }
+    PyObject *shape = SLOT(node, shape_offset);
+    if (shape == NULL || !PyTuple_CheckExact(shape)) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++) {
+        PyObject *extent = PyTuple_GET_ITEM(shape, i);
+        if (!PyLong_CheckExact(extent) || PyLong_AsLong(extent) != 1) {
+            PyErr_Clear(); /* (an extent beyond a long is not 1 either) */
+            return NULL; /* the Python method's TypeError names the shape */
+        }
+    }
+    if (SLOT(node, bound_offset) == Py_None) {
+        int done = evaluate_one(array);
+        if (done <= 0) {
+            return NULL;
+        }
+        node = SLOT(array, node_offset);
+    }
+    PyObject *buffer = SLOT(node, bound_offset);
+    if (buffer == NULL || Py_TYPE(buffer) != ndarray_type) {
+        return NULL;
+    }
+    Py_INCREF(buffer);
+    PyObject *value = PyObject_CallMethodNoArgs(buffer, item_name);
+    Py_DECREF(buffer);
+    return value;
+}
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -1843,6 +1885,20 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
                 Py_DECREF(value);
             }
             else if (PyErr_Occurred()) {
+                return NULL;
+            }
+        }
+        return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    }
+    if (self->kind == ARRAY_FLOAT) { /* float(x) of a one-element array: evaluated in C where its plan is cached */
+        if (configured != NULL && kwnames == NULL && nargs == 1 && Py_TYPE(args[0]) == array_type) {
+            PyObject *value = array_item(args[0]);
+            if (value != NULL) {
+                PyObject *converted = PyNumber_Float(value);
+                Py_DECREF(value);
+                return converted;
+            }
+            if (PyErr_Occurred()) {
                 return NULL;
             }
         }
@@ -2213,8 +2269,9 @@ configure_views(PyObject *module, PyObject *args)
         strides_name = PyUnicode_InternFromString("strides");
         dtype_name = PyUnicode_InternFromString("dtype");
         reshape_name = PyUnicode_InternFromString("reshape");
+        item_name = PyUnicode_InternFromString("item");
         if (ndarray_flags_name == NULL || c_contiguous_name == NULL || writeable_name == NULL || shape_name == NULL
-            || strides_name == NULL || dtype_name == NULL || reshape_name == NULL) {
+            || strides_name == NULL || dtype_name == NULL || reshape_name == NULL || item_name == NULL) {
             return NULL;
         }
     }

@@ -108,6 +108,8 @@ def install() -> None:
         Array.__matmul__ = _fast_paths.FastSlot("matmul", Array.__dict__["__matmul__"])
         Array.__setitem__ = _fast_paths.FastSlot("setitem", Array.__dict__["__setitem__"])
         Array.T = _fast_paths.FastView("T", Array.__dict__["T"].fget)
+        # `float(loss)` of a one-element array: evaluated (evaluate_one) and read in C
+        Array.__float__ = _fast_paths.FastSlot("array_float", Array.__dict__["__float__"])
         # `x.reshape(h, w)` of an array owning its value: the view chain noted for its arguments, in C
         Array.reshape = _fast_paths.FastSlot("reshape", Array.__dict__["reshape"])
         # `np.float32(0.1) * x`, `np.exp(x)`: NumPy's own ufunc called on operands the direct path takes
