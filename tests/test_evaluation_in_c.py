@@ -289,3 +289,49 @@ def test_float_of_an_array_in_c_is_the_python_methods(shape, dtype, value, kind)
         expected = float(values.reshape(()).item())
         assert outcomes[0][1] == expected or (np.isnan(expected) and np.isnan(outcomes[0][1]))
         assert np.copysign(1.0, outcomes[0][1]) == np.copysign(1.0, expected)
+
+
+_FINALIZER_REBINDS = """
+import gc, threading
+import numpy as np
+import lazyarr as la
+
+a = la.asarray(np.arange(4.0))
+def make():
+    return ((a * 3.0) + 1.0).sum()
+for _ in range(3):  # (the plan cached: the C path evaluates the next)
+    float(make())
+out = {}
+def worker():
+    x = make()  # pending; its node held only by x (the intern table holds it weakly)
+    class Trap:
+        def __init__(self):
+            self.me = self  # cyclic garbage: only a collection frees it
+        def __del__(self):
+            x[...] = 5.0  # a finalizer writes x: x takes a new node, the old one dies
+    Trap()
+    gc.set_threshold(1)  # a collection at the next allocation (the thread's first pending state)
+    try:
+        out["value"] = float(x)
+    finally:
+        gc.set_threshold(700, 10, 10)
+    out["after"] = float(x)
+thread = threading.Thread(target=worker)
+thread.start()
+thread.join()
+print(out["value"], out["after"])
+"""
+
+
+@pytest.mark.skipif(not _C_BUILT, reason="the C extensions are not built or are off")
+def test_a_finalizer_rebinding_the_array_during_a_c_evaluation_is_seen_not_freed():
+    """A thread's first evaluation makes its pending state (Python code: a collection may run, and a
+    finalizer may write the array being evaluated). The C path reads the array's node only after
+    that, as evaluate_arrays does: the write wins (it read a freed node before: a crash). In a
+    child process, so a crash fails this test only."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _FINALIZER_REBINDS], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == ["5.0", "5.0"]

@@ -39,6 +39,10 @@ Python twin does in the common case and hands everything else to it:
   array that is no view and has no live view, with a plain view key whose write indexing.setitem
   noted (SETITEM_TEMPLATES), replays the write's template and gives the array its node as
   views.assign does, where no loop cut is due; methods._setitem does everything else.
+- `FastSlot("replayed", function, name)` as `la.where`, `la.clip`, `la.outer`: a call with
+  positional arrays, Python scalars and None replays the template templated_calls.replayed
+  recorded under the same key (scalar_key's parts: 0.0, -0.0 and NaN by their bits;
+  `configure_replayed_calls`), else the function.
 - `replay(steps, slots)`: hlo.instruction.python_replay (graph templates: `mean`, `@`, reductions);
   `sweep_intern_table(table)`: its sweep of dead intern entries.
 - `host_buffers(args, layouts)`: jit.py's host_buffers_of_layouts (a jitted function called again
@@ -110,10 +114,18 @@ static struct {
 } templates;
 
 enum kind { GETITEM, FLOAT, INT, BOOL, INDEX, BINARY, REFLECTED, UNARY, MATMUL, SETITEM, REDUCTION, UFUNC,
-            RESHAPE, ARRAY_FLOAT, KIND_COUNT };
+            RESHAPE, ARRAY_FLOAT, REPLAYED, KIND_COUNT };
 static const char *const kind_names[KIND_COUNT] = {"getitem", "float", "int", "bool", "index",
                                                    "binary", "reflected", "unary", "matmul", "setitem",
-                                                   "reduction", "ufunc", "reshape", "array_float"};
+                                                   "reduction", "ufunc", "reshape", "array_float", "replayed"};
+
+/* What configure_replayed_calls() gave: templated_calls' table and the functions replayed from it. */
+static struct {
+    PyObject *configured;
+    PyObject *table;    /* templated_calls.CALLS's templates: (name, statics, parts...) -> Template or None */
+    PyObject *arities;  /* name -> the number of arguments its key holds (missing trailing ones: None) */
+    PyObject *no_statics;
+} replayed_calls;
 
 /* What configure_numpy_operands() gave: elementwise.numpy_scalar_operand's table and NumPy's own
    ufuncs by the elementwise function they stand for (interop.array_ufunc). */
@@ -1807,6 +1819,110 @@ reshape_view(PyObject *array, PyObject *const *arguments, Py_ssize_t count)
     return view;
 }
 
+/* templated_calls.scalar_key(value): (type, value), or the float's little-endian bytes for 0.0, -0.0
+   and NaN (equal keys must build the same graph), a complex number's always; NULL without an error
+   for anything that is not a Python scalar. */
+static PyObject *
+scalar_key_part(PyObject *value)
+{
+    PyTypeObject *kind = Py_TYPE(value);
+    if (kind == &PyLong_Type || kind == &PyBool_Type) {
+        return PyTuple_Pack(2, (PyObject *)kind, value);
+    }
+    unsigned char bytes[2][8];
+    if (kind == &PyFloat_Type) {
+        double number = PyFloat_AS_DOUBLE(value);
+        if (number != 0.0 && number == number) {
+            return PyTuple_Pack(2, (PyObject *)kind, value);
+        }
+        if (PyFloat_Pack8(number, (char *)bytes[0], 1) < 0) {
+            return NULL;
+        }
+        PyObject *packed = PyBytes_FromStringAndSize((const char *)bytes[0], 8);
+        PyObject *part = packed == NULL ? NULL : PyTuple_Pack(2, (PyObject *)kind, packed);
+        Py_XDECREF(packed);
+        return part;
+    }
+    if (kind == &PyComplex_Type) {
+        Py_complex number = PyComplex_AsCComplex(value);
+        if (PyFloat_Pack8(number.real, (char *)bytes[0], 1) < 0 || PyFloat_Pack8(number.imag, (char *)bytes[1], 1) < 0) {
+            return NULL;
+        }
+        PyObject *real = PyBytes_FromStringAndSize((const char *)bytes[0], 8);
+        PyObject *imaginary = PyBytes_FromStringAndSize((const char *)bytes[1], 8);
+        PyObject *part = real == NULL || imaginary == NULL ? NULL : PyTuple_Pack(3, (PyObject *)kind, real, imaginary);
+        Py_XDECREF(real);
+        Py_XDECREF(imaginary);
+        return part;
+    }
+    return NULL;
+}
+
+/* templated_calls.replayed(name, function, arguments) with no statics, for positional `arguments`
+   (missing trailing ones None, up to the name's arity): the template recorded under the key made
+   in C, replayed on the arrays' nodes (a new Array); NULL without an error where the Python
+   function decides (another argument kind, no template yet, one that cannot be replayed). */
+static PyObject *
+record_replayed_call(PyObject *name, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *arity_value = PyDict_GetItemWithError(replayed_calls.arities, name);
+    Py_ssize_t arity = arity_value == NULL ? -1 : PyLong_AsSsize_t(arity_value);
+    if (arity < 0 || nargs > arity || nargs > 8) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *key = PyTuple_New(2 + arity);
+    if (key == NULL) {
+        return NULL;
+    }
+    PyTuple_SET_ITEM(key, 0, Py_NewRef(name));
+    PyTuple_SET_ITEM(key, 1, Py_NewRef(replayed_calls.no_statics));
+    PyObject *nodes[8];
+    Py_ssize_t count = 0;
+    int plain = 1;
+    for (Py_ssize_t i = 0; i < arity && plain; i++) {
+        PyObject *argument = i < nargs ? args[i] : Py_None, *part = NULL;
+        if (Py_TYPE(argument) == array_type) {
+            PyObject *node = SLOT(argument, node_offset);
+            if (node == NULL || Py_TYPE(node) != instruction_type || SLOT(node, shape_offset) == NULL
+                || SLOT(node, dtype_offset) == NULL) {
+                plain = 0;
+                break;
+            }
+            nodes[count++] = Py_NewRef(node); /* (held: allocations below may run finalizers) */
+            part = PyTuple_Pack(2, SLOT(node, shape_offset), SLOT(node, dtype_offset));
+        }
+        else if (argument == Py_None) {
+            part = Py_NewRef(Py_None);
+        }
+        else {
+            part = scalar_key_part(argument);
+        }
+        if (part == NULL) {
+            plain = 0;
+            break;
+        }
+        PyTuple_SET_ITEM(key, 2 + i, part);
+    }
+    PyObject *result = NULL;
+    if (plain) {
+        PyObject *template = PyDict_GetItemWithError(replayed_calls.table, key);
+        if (template != NULL && Py_TYPE(template) == templates.template_type) {
+            Py_INCREF(template); /* (held: code run while nodes are made may clear the table) */
+            result = replay_first(template, nodes, count);
+            Py_DECREF(template);
+        }
+    }
+    if (result == NULL && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
+        PyErr_Clear(); /* (declined, or a key part that failed: the Python function decides and raises) */
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_DECREF(nodes[i]);
+    }
+    Py_DECREF(key); /* (partly filled on a decline: PyTuple_New's items are NULL until set) */
+    return result;
+}
+
 static int evaluate_one(PyObject *array);
 
 /* The one element of `array` (exactly the array class, one element) as its buffer's `item()` (a
@@ -1900,6 +2016,16 @@ fast_slot_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObjec
             }
             if (PyErr_Occurred()) {
                 return NULL;
+            }
+        }
+        return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+    }
+    if (self->kind == REPLAYED) { /* `la.where(m, x, 0.0)`, `la.clip(x, 0, 1)`, `la.outer(u, v)`: a recorded template */
+        if (configured != NULL && templates.configured != NULL && replayed_calls.configured != NULL
+            && kwnames == NULL) {
+            PyObject *value = record_replayed_call(self->name, args, nargs);
+            if (value != NULL || PyErr_Occurred()) {
+                return value;
             }
         }
         return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
@@ -2000,10 +2126,12 @@ fast_slot_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     if (kind == KIND_COUNT) {
         PyErr_Format(PyExc_ValueError, "FastSlot: unknown kind %s (getitem, float, int, bool, index, binary, "
-                     "reflected, unary, matmul, setitem, reduction or ufunc)", kind_name);
+                     "reflected, unary, matmul, setitem, reduction, ufunc, reshape, array_float or replayed)",
+                     kind_name);
         return NULL;
     }
-    if ((kind == BINARY || kind == REFLECTED || kind == UNARY || kind == REDUCTION) != PyUnicode_CheckExact(name)) {
+    if ((kind == BINARY || kind == REFLECTED || kind == UNARY || kind == REDUCTION || kind == REPLAYED)
+        != PyUnicode_CheckExact(name)) {
         PyErr_SetString(PyExc_TypeError, "FastSlot: an operator or reduction kind takes its name (a str), no other "
                         "kind does");
         return NULL;
@@ -2304,7 +2432,7 @@ static struct {
     PyObject *tracers;         /* tracing._TRACER_ENTRIES (a dict: non-empty while a tracer lives) */
 } evaluation;
 static PyObject *parameter_key, *dtype_key, *number_key, *shape_key, *plans_flags_name, *active_name,
-    *phase_name, *hits_name;
+    *phase_name, *hits_name, *c_extensions_name;
 
 /* hlo.instruction.fresh_parameter(shape, dtype, bound) for a (shape, dtype) checked before (a new
    reference); Py_None (a new reference) where it was not: the Python function checks it. */
@@ -2504,13 +2632,7 @@ adopt(PyObject *array, PyObject *node, PyObject *result, PyObject *held_sequence
 static int
 evaluate_one(PyObject *array)
 {
-    if (evaluation.configured == NULL || evaluation.run_cached == NULL || Py_TYPE(array) != array_type
-        || SLOT(array, base_offset) != Py_None || PyDict_GET_SIZE(evaluation.tracers)) {
-        return 0;
-    }
-    PyObject *node = SLOT(array, node_offset);
-    if (node == NULL || Py_TYPE(node) != instruction_type || SLOT(node, bound_offset) != Py_None
-        || SLOT(node, recording.depth) == NULL) {
+    if (evaluation.configured == NULL || evaluation.run_cached == NULL || Py_TYPE(array) != array_type) {
         return 0;
     }
     PyObject *flags = PyObject_GetAttr(recording.flags_module, flags_name);
@@ -2520,8 +2642,11 @@ evaluate_one(PyObject *array)
     PyObject *plans_flags = PyDict_GetItemWithError(evaluation.compile_globals, plans_flags_name);
     PyObject *active = plans_flags == NULL ? NULL : PyDict_GetItemWithError(evaluation.profiler_globals, active_name);
     int current = plans_flags == flags && active == Py_None;
+    PyObject *c_extensions = current ? PyObject_GetAttr(flags, c_extensions_name) : NULL;
+    current = c_extensions == NULL ? 0 : PyObject_IsTrue(c_extensions); /* (--c_extensions=false: Python) */
+    Py_XDECREF(c_extensions);
     Py_DECREF(flags);
-    if (PyErr_Occurred()) {
+    if (current < 0 || PyErr_Occurred()) {
         return -1;
     }
     if (!current) {
@@ -2531,21 +2656,30 @@ evaluate_one(PyObject *array)
     if (budget == -1 && PyErr_Occurred()) {
         return -1;
     }
-    if (budget) {
-        PyObject *pending = PyObject_GetAttr(recording.pending_state, arrays_name);
-        int siblings = pending == NULL ? -1 : PyObject_IsTrue(pending);
-        Py_XDECREF(pending);
-        Py_ssize_t depth = siblings == 1 ? PyLong_AsSsize_t(SLOT(node, recording.depth)) : 0;
-        if (siblings < 0 || (depth == -1 && PyErr_Occurred())) {
+    /* The thread's pending state: its first use runs threading.local's __init__ (Python code that
+       may collect garbage, whose finalizers may rebind the array), so the array's node is read
+       only after it, and held. */
+    PyObject *pending = budget ? PyObject_GetAttr(recording.pending_state, arrays_name) : Py_NewRef(Py_False);
+    int siblings = pending == NULL ? -1 : PyObject_IsTrue(pending);
+    Py_XDECREF(pending);
+    /* a program's own evaluation point: its later cuts start afresh (evaluate_arrays, before it decides) */
+    if (siblings < 0 || PyObject_SetAttr(recording.pending_state, phase_name, Py_None) < 0) {
+        return -1;
+    }
+    PyObject *node = SLOT(array, node_offset);
+    if (SLOT(array, base_offset) != Py_None || PyDict_GET_SIZE(evaluation.tracers) || node == NULL
+        || Py_TYPE(node) != instruction_type || SLOT(node, bound_offset) != Py_None
+        || SLOT(node, recording.depth) == NULL) {
+        return 0;
+    }
+    if (siblings) {
+        Py_ssize_t depth = PyLong_AsSsize_t(SLOT(node, recording.depth));
+        if (depth == -1 && PyErr_Occurred()) {
             return -1;
         }
-        if (siblings && depth * 2 >= budget) {
+        if (depth * 2 >= budget) {
             return 0; /* (a deep array: the loop's other results may come with it) */
         }
-    }
-    /* a program's own evaluation point: its later cuts start afresh (evaluate_arrays) */
-    if (PyObject_SetAttr(recording.pending_state, phase_name, Py_None) < 0) {
-        return -1;
     }
     Py_INCREF(array);
     Py_INCREF(node); /* (held: the run may run code that rebinds the array) */
@@ -2603,7 +2737,9 @@ configure_cached_evaluation(PyObject *module, PyObject *args)
         active_name = PyUnicode_InternFromString("_ACTIVE");
         phase_name = PyUnicode_InternFromString("phase");
         hits_name = PyUnicode_InternFromString("hits");
-        if (plans_flags_name == NULL || active_name == NULL || phase_name == NULL || hits_name == NULL) {
+        c_extensions_name = PyUnicode_InternFromString("c_extensions");
+        if (plans_flags_name == NULL || active_name == NULL || phase_name == NULL || hits_name == NULL
+            || c_extensions_name == NULL) {
             return NULL;
         }
     }
@@ -2621,6 +2757,27 @@ configure_cached_evaluation(PyObject *module, PyObject *args)
     evaluation.info = info;
     evaluation.keep = keep;
     evaluation.tracers = tracers;
+    Py_RETURN_NONE;
+}
+
+/* configure_replayed_calls(table, arities) */
+static PyObject *
+configure_replayed_calls(PyObject *module, PyObject *args)
+{
+    PyObject *table, *arities;
+    if (!PyArg_ParseTuple(args, "O!O!:configure_replayed_calls", &PyDict_Type, &table, &PyDict_Type, &arities)) {
+        return NULL;
+    }
+    if (templates.configured == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_replayed_calls: configure_templates() first");
+        return NULL;
+    }
+    if (replayed_calls.no_statics == NULL && (replayed_calls.no_statics = PyTuple_New(0)) == NULL) {
+        return NULL;
+    }
+    Py_XSETREF(replayed_calls.configured, Py_NewRef(args));
+    replayed_calls.table = table;
+    replayed_calls.arities = arities;
     Py_RETURN_NONE;
 }
 
@@ -2675,6 +2832,7 @@ configure_evaluation(PyObject *module, PyObject *args)
         }
     }
     Py_XSETREF(evaluation.configured, Py_NewRef(args));
+    evaluation.run_cached = NULL; /* (configure_cached_evaluation's arguments went with the old tuple) */
     evaluation.checked = checked;
     evaluation.numbers = numbers;
     evaluation.fresh_parameter = fresh;
@@ -2707,6 +2865,8 @@ static PyMethodDef module_methods[] = {
      PyDoc_STR("record_unary(name, x): direct_recording.python_record_unary")},
     {"new_leaf", (PyCFunction)(void (*)(void))new_leaf, METH_FASTCALL,
      PyDoc_STR("new_leaf(op, shape, dtype, attrs, identity, bound): hlo.instruction.fresh_parameter's node")},
+    {"configure_replayed_calls", configure_replayed_calls, METH_VARARGS,
+     PyDoc_STR("configure_replayed_calls(templated_calls_table, arities)")},
     {"configure_numpy_operands", configure_numpy_operands, METH_VARARGS,
      PyDoc_STR("configure_numpy_operands(numpy_scalar_constants, numpy_scalar_types, binary_ufuncs, unary_ufuncs)")},
     {"configure_evaluation", configure_evaluation, METH_VARARGS,

@@ -35,7 +35,19 @@ from .. import compile as compile_driver
 from ..hlo import Instruction, template
 from ..hlo import instruction as instruction_module
 from . import array as array_module
-from . import direct_recording, elementwise, indexing, interop, linalg, reduction_support, reductions, tracing, views
+from . import (
+    direct_recording,
+    elementwise,
+    indexing,
+    interop,
+    linalg,
+    reduction_support,
+    reductions,
+    templated_calls,
+    tensor_products,
+    tracing,
+    views,
+)
 from .array import Array
 from .elements import INTEGER_SCALAR_TYPES, REAL_SCALAR_TYPES, Element
 
@@ -123,12 +135,21 @@ def install() -> None:
             if getattr(function, "__module__", None) == elementwise.__name__ and ufunc.nin in (1, 2):
                 kind = "unary" if ufunc.nin == 1 else "binary"
                 setattr(elementwise, name, _fast_paths.FastSlot(kind, function, name))
+    if ENABLED:  # `la.where(m, x, 0.0)`, `la.clip(x, 0, 1)`, `la.outer(u, v)` replayed from their templates in C
+        _fast_paths.configure_replayed_calls(templated_calls.CALLS.table, _REPLAYED_ARITIES)
+        for module, name in ((elementwise, "where"), (elementwise, "clip"), (tensor_products, "outer"),
+                             (linalg, "outer")):
+            setattr(module, name, _fast_paths.FastSlot("replayed", getattr(module, name), name))
     if ENABLED:  # `x.sum()`, `x.max(axis=-1, keepdims=True)`, `la.mean(x, 0)` replayed from their templates in C
         for name in _TEMPLATED_REDUCTIONS:
             setattr(reductions, name, _fast_paths.FastSlot("reduction", getattr(reductions, name), name))
             if name in Array.__dict__:
                 setattr(Array, name, _fast_paths.FastSlot("reduction", Array.__dict__[name], name))
 
+
+# Functions replayed through templated_calls.replayed with no statics, keyed by all their
+# positional arguments (missing trailing ones None): how many.
+_REPLAYED_ARITIES = {"where": 3, "clip": 3, "outer": 2}
 
 # Reductions whose plain calls go through reduction_support.templated under their own name
 # (the key's first item): their namespace functions and Array methods get a C slot.

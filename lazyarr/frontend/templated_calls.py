@@ -20,7 +20,7 @@ from ..hlo.template import Templates
 from .array import Array
 
 _PYTHON_SCALARS = frozenset({bool, int, float, complex})
-_CALLS = Templates(limit=4096)
+CALLS = Templates(limit=4096)  # (fast_paths.py hands its table to the C extension)
 
 
 def scalar_key(value) -> tuple:
@@ -77,4 +77,4 @@ def replayed(name: str, function: Callable[..., Array], arguments: tuple, static
             call[position] = Array(parameter)
         return function(*call)._node
 
-    return Array(_CALLS.build(tuple(key), build, *nodes))
+    return Array(CALLS.build(tuple(key), build, *nodes))

@@ -1037,3 +1037,80 @@ def test_c_reshape_leaves_other_calls_to_the_python_method():
         with pytest.raises(TypeError):
             x.reshape(True, 6)
     np.testing.assert_array_equal(np.asarray(x.reshape(2, 3, order="F")), np.arange(6.0).reshape(2, 3, order="F"))
+
+
+def _replayed_argument(data, shape, dtype):
+    kind = data.draw(st.sampled_from(["evaluated", "pending", "float", "int", "bool", "complex", "none", "numpy"]))
+    values = (np.arange(int(np.prod(shape))).reshape(shape) % 3 - 1).astype(dtype)
+    if kind == "evaluated":
+        return la.asarray(values)
+    if kind == "pending":
+        return la.asarray(values) * np.ones((), dtype)
+    if kind == "float":
+        return data.draw(st.sampled_from([0.0, -0.0, float("nan"), 0.5, -2.0, 1e300]))
+    if kind == "int":
+        return data.draw(st.sampled_from([0, 1, -1, 300, 2**63]))
+    if kind == "bool":
+        return data.draw(st.booleans())
+    if kind == "complex":
+        return data.draw(st.sampled_from([0j, complex(-0.0, 1.0), 1 + 2j]))
+    if kind == "none":
+        return None
+    return values  # a NumPy array: the Python function (no template)
+
+
+@given(st.data(), st.sampled_from(["where", "clip", "outer"]), st.sampled_from([(), (3,), (2, 3)]),
+       st.sampled_from(["float32", "int8", "bool", "complex64"]), st.integers(1, 3))
+def test_c_replayed_calls_are_the_python_functions(data, name, shape, dtype, count):
+    """`la.where(m, x, y)`, `la.clip(x, lo, hi)`, `la.outer(u, v)` through their C slots replay the
+    template templated_calls.replayed recorded for the same key (arrays by shape and dtype, Python
+    scalars by scalar_key: 0.0, -0.0 and NaN by their bits, missing trailing arguments None): the
+    node the Python function makes, or the Python function's error."""
+    function = getattr(la, name)
+    python = function.__wrapped__
+    arity = 2 if name == "outer" else 3
+    arguments = [la.asarray(np.arange(int(np.prod(shape))).reshape(shape) % 2 == 0) if name == "where"
+                 else _replayed_argument(data, shape, dtype)]
+    count = arity if name != "clip" else count  # (where's one-argument form is nonzero: not a replayed call)
+    arguments += [_replayed_argument(data, shape, dtype) for _ in range(count - 1)]
+    outcomes = []
+    for call in (python, function, python, python):  # (the first records the template)
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                result = call(*arguments)
+            outcomes.append(("result", result))
+        except Exception as error:  # noqa: BLE001 (any error: the C slot must raise the Python function's)
+            outcomes.append(("error", type(error)))
+    assert outcomes[1][0] == outcomes[2][0]
+    if outcomes[1][0] == "error":
+        assert outcomes[1] == outcomes[2]
+    elif type(outcomes[1][1]) is tuple:  # where(m, None, None): nonzero's arrays
+        assert [np.asarray(item).tolist() for item in outcomes[1][1]] == [np.asarray(item).tolist()
+                                                                           for item in outcomes[2][1]]
+    elif outcomes[2][1]._node is outcomes[3][1]._node:  # the Python function makes one interned node: C too
+        assert outcomes[1][1]._node is outcomes[2][1]._node
+    else:  # (a NumPy argument, a copy, a fresh leaf: a new node each call, no template)
+        np.testing.assert_array_equal(np.asarray(outcomes[1][1]), np.asarray(outcomes[2][1]))
+
+
+def test_c_replayed_calls_take_their_templates_in_c():
+    """Once recorded, `la.where(m, x, 0.0)` is made in C: the Python function is not reached."""
+    from lazyarr.frontend import tensor_products
+
+    x = la.asarray(np.array([-1.0, 0.5, 2.0]))
+    mask = x > 0
+    la.where(mask, x, 0.0), la.where(mask, x, -0.0), la.clip(x, 0, 1), la.outer(x, x)
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+
+    with mock.patch.object(elementwise, "replayed", spy), mock.patch.object(tensor_products, "replayed", spy):
+        results = [la.where(mask, x, 0.0), la.where(mask, x, -0.0), la.clip(x, 0, 1), la.outer(x, x)]
+    assert calls == []
+    values = np.array([-1.0, 0.5, 2.0])
+    np.testing.assert_array_equal(np.asarray(results[0]), np.where(values > 0, values, 0.0))
+    assert np.signbit(np.asarray(results[1])).tolist() == [True, False, False]  # -0.0 is not 0.0's template
+    np.testing.assert_array_equal(np.asarray(results[2]), np.clip(values, 0, 1))
+    np.testing.assert_array_equal(np.asarray(results[3]), np.outer(values, values))
