@@ -80,13 +80,13 @@ if ENABLED:
     _fast_paths.configure_evaluation(instruction_module._CHECKED_PARAMETERS, instruction_module._PARAMETER_NUMBERS,
                                      instruction_module.fresh_parameter, array_module._kept,
                                      array_module._note_kept_for_readers)
+    array_module.use_fast_adopt(_fast_paths.adopt_evaluated)
     if compile_driver._graph_walk is not None:  # (compile's cached evaluation in C: evaluate_one)
         _fast_paths.configure_cached_evaluation(
             compile_driver._graph_walk.run_cached, compile_driver._DECISIONS[True], compile_driver._PLANS,
             vars(compile_driver), vars(_profiler), compile_driver._INFO, array_module._worth_keeping,
             tracing._TRACER_ENTRIES)
-    array_module.use_fast_adopt(_fast_paths.adopt_evaluated,
-                                _fast_paths.evaluate_one if compile_driver._graph_walk is not None else None)
+        array_module.use_fast_adopt(_fast_paths.adopt_evaluated, _fast_paths.evaluate_one)
     _fast_paths.configure_numpy_operands(elementwise.NUMPY_SCALAR_CONSTANTS, elementwise.NUMPY_SCALAR_TYPES,
                                          interop.OWN_BINARY_UFUNCS, interop.OWN_UNARY_UFUNCS)
     _fast_paths.configure_templates(linalg.MATMUL_TEMPLATES.table, indexing.SETITEM_TEMPLATES,

@@ -52,18 +52,17 @@ def _write_out(result, out):
     return out if isinstance(out, tuple) and len(out) > 1 else targets[0]
 
 
-# NumPy's own two-operand ufuncs (the objects, not their names: another library's ufunc of
-# the same name has other semantics) -> the elementwise function of that name.
-OWN_BINARY_UFUNCS = {
-    ufunc: ufunc.__name__ for ufunc, _ in elementwise.UFUNCS.values()
-    if ufunc.nin == 2 and ufunc.__name__ in elementwise.UFUNCS and getattr(np, ufunc.__name__, None) is ufunc
-}
+def _own_ufuncs(operands: int) -> dict:
+    """NumPy's own ufuncs of `operands` operands (the objects, not their names: another library's
+    ufunc of the same name has other semantics) -> the elementwise function of that name."""
+    return {
+        ufunc: ufunc.__name__ for ufunc, _ in elementwise.UFUNCS.values()
+        if ufunc.nin == operands and ufunc.__name__ in elementwise.UFUNCS and getattr(np, ufunc.__name__, None) is ufunc
+    }
 
-# ... and one-operand ones (`np.exp(x)`; the C ufunc slot records them directly: fast_paths.py).
-OWN_UNARY_UFUNCS = {
-    ufunc: ufunc.__name__ for ufunc, _ in elementwise.UFUNCS.values()
-    if ufunc.nin == 1 and ufunc.__name__ in elementwise.UFUNCS and getattr(np, ufunc.__name__, None) is ufunc
-}
+
+OWN_BINARY_UFUNCS = _own_ufuncs(2)
+OWN_UNARY_UFUNCS = _own_ufuncs(1)  # (`np.exp(x)`: the C ufunc slot records them directly, fast_paths.py)
 
 
 def _lazy_ufunc_call(ufunc, method, inputs, kwargs):
