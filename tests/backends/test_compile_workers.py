@@ -225,3 +225,23 @@ def test_this_process_compiles_beside_the_helpers_up_to_its_share(helper, monkey
     texts = [multiply_add_text(f"share_here_{index}") for index in range(8)]
     assert compile_workers.compile_objects(texts, workers=1) == [target.compile_object(text) for text in texts]
     assert compile_workers._COMPILED_HERE[0] <= 2 and helper.served + compile_workers._COMPILED_HERE[0] == 8
+
+
+def test_while_it_has_its_share_this_thread_compiles_a_batchs_first_text(helper, monkeypatch):
+    """A ready helper never takes a batch's first text from a process with its share left: a
+    batch of one compiles here without a round trip (and starts no thread), a batch of two
+    compiles its first here and its second wherever is free."""
+    monkeypatch.setattr(compile_workers, "_COMPILED_HERE", [0])
+    here = []
+    real = compile_workers.compile_object
+    monkeypatch.setattr(compile_workers, "compile_object", lambda text: here.append(text) or real(text))
+    started = []
+    real_start = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", lambda thread: started.append(thread) or real_start(thread))
+    for attempt in range(5):  # a helper that raced for the only text would win some of these
+        single = [multiply_add_text(f"first_single_{attempt}")]
+        assert compile_workers.compile_objects(single, workers=1) == [target.compile_object(single[0])]
+    assert helper.served == 0 and started == [] and compile_workers._COMPILED_HERE[0] == 5
+    pair = [multiply_add_text(f"first_of_two_{index}") for index in range(2)]
+    assert compile_workers.compile_objects(pair, workers=1) == [target.compile_object(text) for text in pair]
+    assert pair[0] in here and len(started) == 1
