@@ -46,7 +46,13 @@ def test_a_helper_makes_the_same_object_code_as_the_process(helper):
         assert helper.compile(text) == target.compile_object(text)
 
 
-def test_compile_objects_keeps_the_order_of_its_texts(helper):
+@pytest.fixture
+def share_used(monkeypatch):
+    """This process has compiled its share of kernels: batches go to the helpers."""
+    monkeypatch.setattr(compile_workers, "_COMPILED_HERE", [compile_workers._KERNELS_HERE])
+
+
+def test_compile_objects_keeps_the_order_of_its_texts(helper, share_used):
     texts = [multiply_add_text(f"ordered_{index}") for index in range(12)]
     # Every text differs (its function's name), so a result in the wrong place would not match.
     assert compile_workers.compile_objects(texts, workers=1) == [target.compile_object(text) for text in texts]
@@ -74,7 +80,7 @@ def test_bad_ir_raises_the_processes_own_error(helper, broken_at):
     assert helper.alive  # a helper reports an error; it does not die of it
 
 
-def test_programs_compiled_with_helpers_match_numpy(helper):
+def test_programs_compiled_with_helpers_match_numpy(helper, share_used):
     """A module of several new kernels (each `exp`/`tanh`/`log` chain its own) through helpers."""
     previous = _flags.FLAGS
     _flags.with_overrides(compile_workers=1)
@@ -228,10 +234,12 @@ def test_this_process_compiles_beside_the_helpers_up_to_its_share(helper, monkey
 
 
 def test_while_it_has_its_share_this_thread_compiles_a_batchs_first_text(helper, monkeypatch):
-    """A ready helper never takes a batch's first text from a process with its share left: a
-    batch of one compiles here without a round trip (and starts no thread), a batch of two
-    compiles its first here and its second wherever is free."""
+    """Without threads compiling here (an llvmlite that thread_compile.py cannot use), a ready
+    helper never takes a batch's first text from a process with its share left: a batch of one
+    compiles here without a round trip (and starts no thread), a batch of two compiles its
+    first here and its second wherever is free."""
     monkeypatch.setattr(compile_workers, "_COMPILED_HERE", [0])
+    monkeypatch.setattr(compile_workers.thread_compile, "available", lambda: False)
     here = []
     real = compile_workers.compile_object
     monkeypatch.setattr(compile_workers, "compile_object", lambda text: here.append(text) or real(text))
@@ -245,3 +253,30 @@ def test_while_it_has_its_share_this_thread_compiles_a_batchs_first_text(helper,
     pair = [multiply_add_text(f"first_of_two_{index}") for index in range(2)]
     assert compile_workers.compile_objects(pair, workers=1) == [target.compile_object(text) for text in pair]
     assert pair[0] in here and len(started) == 1
+
+
+def test_the_share_compiles_on_threads_here_and_helpers_start_only_past_it(monkeypatch):
+    """A process's first `_KERNELS_HERE` kernels compile on its own threads (no helper started:
+    a short program never pays for one); the batch that does not fit starts the helpers and,
+    while none is ready, compiles here too; later batches go to the ready helper."""
+    compile_workers.stop_helpers()
+    monkeypatch.setattr(compile_workers, "_KERNELS_HERE", 6)
+    monkeypatch.setattr(compile_workers, "_COMPILED_HERE", [0])
+    threaded = []
+    real = compile_workers.thread_compile.compile_on_threads
+    monkeypatch.setattr(compile_workers.thread_compile, "compile_on_threads",
+                        lambda texts, threads: threaded.extend(texts) or real(texts, threads))
+    try:
+        first = [multiply_add_text(f"share_thread_{index}") for index in range(4)]
+        assert compile_workers.compile_objects(first, workers=1) == [target.compile_object(text) for text in first]
+        assert threaded == first and compile_workers._POOL["helpers"] == []  # no helper started
+        past = [multiply_add_text(f"share_past_{index}") for index in range(5)]  # 2 fit in the share
+        assert compile_workers.compile_objects(past, workers=1) == [target.compile_object(text) for text in past]
+        (started,) = compile_workers._POOL["helpers"]  # started by the batch that did not fit
+        assert started.ready.wait(60)
+        assert threaded == first + past  # none was ready: all of it here
+        later = [multiply_add_text(f"share_later_{index}") for index in range(3)]
+        assert compile_workers.compile_objects(later, workers=1) == [target.compile_object(text) for text in later]
+        assert threaded == first + past and started.served == 3
+    finally:
+        compile_workers.stop_helpers()

@@ -38,6 +38,7 @@ from collections import deque
 from pathlib import Path
 
 from ... import _profiler
+from . import thread_compile
 from .target import compile_object
 
 _HEADER = struct.Struct(">BI")  # status (0: object code, 1: error text), payload length
@@ -204,16 +205,46 @@ def default_worker_count() -> int:
 
 
 def compile_objects(texts: list[str], workers: int) -> list[bytes]:
-    """`compile_object` of each text, in order, shared with up to `workers` helper processes.
+    """`compile_object` of each text, in order, on `workers` + 1 threads of this process while
+    it has compiled fewer than `_KERNELS_HERE` kernels (thread_compile.py: a program's first
+    kernels compile on every core at once), then shared with up to `workers` helper processes.
 
-    This thread takes texts too until the process has compiled `_KERNELS_HERE` kernels itself,
-    then only while no helper is ready: LLVM keeps what every module put into a process's
-    context for the life of the process (~0.3 MiB a kernel), so kernels compiled in helpers
-    leave this process's memory flat, and a helper is replaced after `_KERNELS_PER_HELPER`
-    kernels. Texts that no helper took (each busy with another thread's batch, or dead) are
-    compiled here."""
+    Past its share, this thread compiles only while no helper is ready: LLVM keeps ~0.1-0.3 MiB
+    of every kernel a process compiles for the life of the process, so kernels compiled in
+    helpers leave this process's memory flat, and a helper is replaced after
+    `_KERNELS_PER_HELPER` kernels. Texts that no helper took (each busy with another thread's
+    batch, or dead) are compiled here."""
     if not texts or workers <= 0 or _profiler.is_profiling():
         return [compile_object(text) for text in texts]
+    here = _compile_share_on_threads(texts, workers + 1)
+    if len(here) == len(texts):
+        return here
+    return here + _compile_with_helpers(texts[len(here):], workers)
+
+
+_SHARE_LOCK = threading.Lock()
+
+
+def _compile_share_on_threads(texts: list[str], threads: int) -> list[bytes]:
+    """The first texts, as many as the process's share has room for (all of them while no
+    helper is ready, as `_compile_with_helpers` would compile them here anyway), compiled on
+    `threads` threads here. Helpers start when a batch does not fit in what is left of the
+    share: a program that compiles fewer kernels (the quickstart: 10, the MLP's first eager and
+    jitted runs: 45) never pays for their start (~0.4 s of a core each, importing lazyarr)."""
+    if not thread_compile.available():
+        return []
+    with _SHARE_LOCK:
+        count = min(len(texts), max(0, _KERNELS_HERE - _COMPILED_HERE[0]))
+        helpers = _helpers(threads - 1) if count < len(texts) else []
+        if count < len(texts) and not any(helper.alive and helper.ready.is_set() for helper in helpers):
+            count = len(texts)
+        _COMPILED_HERE[0] += count
+    return thread_compile.compile_on_threads(texts[:count], threads) if count else []
+
+
+def _compile_with_helpers(texts: list[str], workers: int) -> list[bytes]:
+    """`compile_objects` with helper processes (the process's share of kernels compiled here,
+    if any is left, by this thread beside them)."""
     helpers = _helpers(workers)  # the first batch starts them; they join once ready
     results: list[bytes | None] = [None] * len(texts)
     pending = deque(range(len(texts)))
@@ -296,8 +327,9 @@ def stop_helpers(wait: bool = True) -> None:
 def _forget_helpers_in_child() -> None:
     """After fork: close the child's copies of the parent's pipes (a child holding a helper's
     stdin would keep that helper alive after the parent ends) and start afresh."""
-    global _POOL_LOCK
+    global _POOL_LOCK, _SHARE_LOCK
     _POOL_LOCK = threading.Lock()  # another thread may have held it at the fork
+    _SHARE_LOCK = threading.Lock()
     for helper in _POOL["helpers"]:
         _close_pipes(helper)
     _POOL.update(pid=os.getpid(), helpers=[])

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import re
 import threading
 from collections.abc import Callable
+from typing import NamedTuple
 
 import llvmlite.binding as llvm
 import llvmlite.ir as ir
@@ -133,7 +135,9 @@ def cpu_features_key() -> str:
     return f"{llvm.get_process_triple()}|{host_cpu_name()}|{host_cpu_features()}"
 
 
-def _create_host_target_machine() -> llvm.TargetMachine:
+def create_host_target_machine() -> llvm.TargetMachine:
+    """A new target machine for JIT code on this host (each compiling thread has its own:
+    thread_compile.py); `host_target_machine()` is the shared one."""
     initialize_native()
     target = llvm.Target.from_triple(llvm.get_process_triple())
     # codemodel 'jitdefault' is what MCJIT needs on 64-bit hosts (sections may lie far apart).
@@ -155,7 +159,7 @@ def host_target_machine() -> llvm.TargetMachine:
     """
     with _HOST_MACHINE_LOCK:
         if not _SHARED_HOST_MACHINE:
-            _SHARED_HOST_MACHINE.append(_create_host_target_machine())
+            _SHARED_HOST_MACHINE.append(create_host_target_machine())
         return _SHARED_HOST_MACHINE[0]
 
 
@@ -175,12 +179,18 @@ def target_machine_for(triple: str, cpu: str = "", features: str = "") -> llvm.T
     )
 
 
-def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine, speed_level: int = 3, *,
-             straight_line_vectorization: bool = False) -> None:
-    """Run LLVM's default module pipeline (O`speed_level`) with loop vectorization.
+class Pipeline(NamedTuple):
+    """LLVM's pass builder and the module pass manager it built."""
 
-    The module takes the target machine's triple and data layout first, so the vectorizers'
-    cost model sees the real vector widths. Rewrites `module` in place.
+    builder: llvm.PassBuilder
+    manager: llvm.ModulePassManager
+
+
+def pipeline(module: llvm.ModuleRef, target_machine: llvm.TargetMachine, speed_level: int = 3, *,
+             straight_line_vectorization: bool = False) -> Pipeline:
+    """LLVM's default module pipeline (O`speed_level`) with loop vectorization, for `module`,
+    which takes the target machine's triple and data layout first, so the vectorizers' cost
+    model sees the real vector widths. `optimize` runs it.
 
     The SLP (straight-line) vectorizer is off unless asked for: a kernel is a loop, which the
     loop vectorizer widens; SLP only looked for more inside the widened body and cost up to
@@ -193,19 +203,27 @@ def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine, speed_l
     tuning.loop_vectorization = speed_level >= 2
     tuning.slp_vectorization = speed_level >= 2 and straight_line_vectorization
     tuning.loop_unrolling = speed_level >= 2
-    pass_builder = llvm.create_pass_builder(target_machine, tuning)
+    builder = llvm.create_pass_builder(target_machine, tuning)
+    return Pipeline(builder, builder.getModulePassManager())
+
+
+def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine, speed_level: int = 3, *,
+             straight_line_vectorization: bool = False) -> None:
+    """Run `pipeline`'s passes on `module` (rewritten in place)."""
+    passes = pipeline(module, target_machine, speed_level, straight_line_vectorization=straight_line_vectorization)
     with _profiler.span("LLVM optimize", "codegen", module.name):
-        pass_builder.getModulePassManager().run(module, pass_builder)
+        passes.manager.run(module, passes.builder)
 
 
 @contextlib.contextmanager
 def loop_strength_reduction():
     """Code generation inside the block runs loop strength reduction, which `_LLVM_OPTIONS`
     leaves out of the host's: for PTX, whose code must stay as it ran on the H100. The option is
-    LLVM's global, so the switch is serialized; host code compiled in another thread meanwhile
-    may get the pass too (the same results, a slower compile)."""
+    LLVM's global: the block waits until no `compile_object` runs (in any thread) and holds
+    them off while it lasts (a module added to a `JitEngine` meanwhile may get the pass: the
+    same results, a slower compile)."""
     initialize_native()
-    with _STRENGTH_REDUCTION_LOCK:
+    with _OPTIONS.writing():
         llvm.set_option("lazyarr", "-disable-lsr=false")
         try:
             yield
@@ -213,7 +231,54 @@ def loop_strength_reduction():
             llvm.set_option("lazyarr", "-disable-lsr=true")
 
 
-_STRENGTH_REDUCTION_LOCK = threading.Lock()
+class _ReadersWriter:
+    """Many readers at once, or one writer: LLVM's global options are read by every compile
+    and written by `loop_strength_reduction`, so a write waits until no thread compiles
+    concurrently (thread_compile.py), and those compiles wait while it lasts."""
+
+    def __init__(self):
+        self._condition = threading.Condition()
+        self._readers = 0
+        self._writing = False
+
+    @contextlib.contextmanager
+    def reading(self):
+        with self._condition:
+            self._condition.wait_for(lambda: not self._writing)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._readers -= 1
+                self._condition.notify_all()
+
+    @contextlib.contextmanager
+    def writing(self):
+        with self._condition:
+            self._condition.wait_for(lambda: not self._writing and not self._readers)
+            self._writing = True
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._writing = False
+                self._condition.notify_all()
+
+
+    def forget_other_threads(self) -> None:
+        """After fork: the threads that were reading or writing are not in the child."""
+        self.__init__()
+
+
+_OPTIONS = _ReadersWriter()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_OPTIONS.forget_other_threads)
+
+
+def shared_options():
+    """Hold while compiling outside llvmlite's lock: LLVM's global options stay as they are."""
+    return _OPTIONS.reading()
 
 
 _MODULE_ID = re.compile(r"""; ModuleID = ["']([^"'\n]*)["']""")
@@ -234,18 +299,27 @@ def parse_module(source: str | ir.Module | llvm.ModuleRef) -> llvm.ModuleRef:
         except RuntimeError as error:
             raise ValueError(f"parse_module: LLVM could not parse the IR: {error}") from error
         # The parser drops the "; ModuleID" comment; keep the name (object caches key on it).
-        module_id = _MODULE_ID.match(text)
-        if module_id:
-            module.name = module_id.group(1)
+        module.name = module_id(text) or module.name
     else:
         raise TypeError(
             f"parse_module: expected IR text, ir.Module or ModuleRef, got {type(source).__name__}"
         )
+    verify(module)
+    return module
+
+
+def module_id(text: str) -> str | None:
+    """The name in IR text's "; ModuleID" comment, which LLVM's parser drops."""
+    found = _MODULE_ID.match(text)
+    return found.group(1) if found else None
+
+
+def verify(module: llvm.ModuleRef) -> None:
+    """LLVM's verifier; a broken module raises ValueError naming it."""
     try:
         module.verify()
     except RuntimeError as error:
         raise ValueError(f"parse_module: module {module.name!r} fails verification: {error}") from error
-    return module
 
 
 _COMPILE_LOCK = threading.Lock()
@@ -257,7 +331,7 @@ def compile_object(source: str | ir.Module, speed_level: int = 3) -> bytes:
     The object goes to the persistent cache as it is and into a `JitEngine` with
     `add_objects`. Serialized: LLVM's global context is not thread-safe.
     """
-    with _COMPILE_LOCK, _profiler.span("LLVM compile", "codegen"):
+    with _COMPILE_LOCK, shared_options(), _profiler.span("LLVM compile", "codegen"):
         module = parse_module(source)
         machine = host_target_machine()
         optimize(module, machine, speed_level)
@@ -281,7 +355,7 @@ class JitEngine:
         # An execution engine owns (and finally disposes of) its target machine, so the shared,
         # cached host machine is never handed over: the engine gets an identical one of its own.
         if target_machine is None or any(target_machine is shared for shared in _SHARED_HOST_MACHINE):
-            target_machine = _create_host_target_machine()
+            target_machine = create_host_target_machine()
         self.target_machine = target_machine
         self._lock = threading.RLock()
         backing = llvm.parse_assembly("")
