@@ -1,26 +1,27 @@
-"""Compiling a module's new kernels on several cores: helper processes that turn LLVM IR into objects.
+"""Compiling a module's new kernels on several cores: threads here first, then helper processes.
 
-llvmlite serializes every LLVM call in a process behind one lock, so threads cannot compile
-kernels side by side; LLVM is ~70-85 % of a program's first run (25-30 ms a kernel on a 2-core
-box; the MLP's first run compiles 24). Each helper is `python -m lazyarr.backends.llvm.compile_worker`:
-it reads IR text on its stdin and answers with `compile_object`'s bytes, the very code the
-process would make itself (same host CPU and features, same LLVM options, same pipeline), so
-where a kernel was compiled changes nothing, including its persistent-cache entry.
+LLVM is ~70-85 % of a program's first run (10-60 ms a kernel on a 2-core box; the MLP's first
+run compiles 24). A process's first `_KERNELS_HERE` kernels compile on its own threads
+(thread_compile.py: one per core, each with an LLVM context and target machine of its own), so a
+short program's first run gets every core at once. Kernels past that share go to helper
+processes: each is `python -m lazyarr.backends.llvm.compile_worker`, which reads IR text on its
+stdin and answers with `compile_object`'s bytes, the very code the process would make itself
+(same host CPU and features, same LLVM options, same pipeline), so where a kernel was compiled
+changes nothing, including its persistent-cache entry.
 
-`compile_objects(texts)` hands the texts to the calling thread and the ready helpers, each
-taking the next one until none is left; a helper still starting (~0.3 s, importing lazyarr) or
-busy with another thread's batch takes nothing, so a batch never waits for one. Keeping LLVM out
-of the evaluating process matters beyond speed: LLVM's context keeps ~0.3 MiB of every module
-compiled in a process for the process's life (types, constants, metadata), so a long-running
-program that compiled many graphs grew without bound (600 distinct compiles: +201 MiB). So the
-calling thread compiles beside the helpers only for the process's first `_KERNELS_HERE` kernels
-(a short program's first run gets every core), then only while no helper is ready; the process
-then grows by what its LRU caches hold, and a helper is replaced by a fresh one after
-`_KERNELS_PER_HELPER` kernels. Helpers start with the first compile and stop when the process
-exits (their stdin closes). A helper that fails, dies or takes longer than `_ANSWER_SECONDS` to
-answer is dropped and its kernel compiled here, where a real error shows as it always did. A forked child starts
-helpers of its own. Profiled compiles (`la.profile`) stay in the process, so their spans are
-recorded.
+Keeping LLVM out of the evaluating process matters beyond speed: LLVM keeps ~0.1-0.3 MiB of
+every kernel a process compiles for the process's life (its pass pipeline's leftovers, whatever
+the context), so a long-running program that compiled many graphs grew without bound (600
+distinct compiles: +201 MiB). Past its share, the process compiles only while no helper is
+ready (on its threads); it then grows by what its LRU caches hold, and a helper is replaced by a
+fresh one after `_KERNELS_PER_HELPER` kernels. Helpers start when a batch does not fit in the
+share (~0.3-0.4 s of a core each, importing lazyarr: a program compiling fewer kernels never
+starts one), take the next text until none is left, and stop when the process exits (their
+stdin closes); a helper still starting or busy with another thread's batch takes nothing, so a
+batch never waits for one. A helper that fails, dies or takes longer than `_ANSWER_SECONDS` to
+answer is dropped and its kernel compiled here, where a real error shows as it always did. A
+forked child starts helpers of its own. Profiled compiles (`la.profile`) stay on the calling
+thread, so their spans are recorded.
 """
 
 from __future__ import annotations
