@@ -46,6 +46,12 @@ def test_a_helper_makes_the_same_object_code_as_the_process(helper):
         assert helper.compile(text) == target.compile_object(text)
 
 
+@pytest.fixture(autouse=True)
+def share_unused(monkeypatch):
+    """Each test starts with the process's share of kernels unused, whatever ran before it."""
+    monkeypatch.setattr(compile_workers, "_COMPILED_HERE", [0])
+
+
 @pytest.fixture
 def share_used(monkeypatch):
     """This process has compiled its share of kernels: batches go to the helpers."""
@@ -59,7 +65,7 @@ def test_compile_objects_keeps_the_order_of_its_texts(helper, share_used):
     assert helper.served > 0  # the helper took part
 
 
-def test_a_dead_helper_is_dropped_and_its_kernels_compiled_here(helper):
+def test_a_dead_helper_is_dropped_and_its_kernels_compiled_here(helper, share_used):
     helper.process.kill()
     helper.process.wait()
     texts = [multiply_add_text(f"after_death_{index}") for index in range(3)]
@@ -70,7 +76,7 @@ def test_a_dead_helper_is_dropped_and_its_kernels_compiled_here(helper):
 
 
 @pytest.mark.parametrize("broken_at", [0, 1, 5])
-def test_bad_ir_raises_the_processes_own_error(helper, broken_at):
+def test_bad_ir_raises_the_processes_own_error(helper, share_used, broken_at):
     """Whoever takes the broken text (this thread, or the helper whose thread then compiles it
     here to get the real error), compile_objects raises ValueError as compile_object does."""
     texts = [multiply_add_text(f"fine_{index}") for index in range(6)]
@@ -263,20 +269,51 @@ def test_the_share_compiles_on_threads_here_and_helpers_start_only_past_it(monke
     monkeypatch.setattr(compile_workers, "_KERNELS_HERE", 6)
     monkeypatch.setattr(compile_workers, "_COMPILED_HERE", [0])
     threaded = []
-    real = compile_workers.thread_compile.compile_on_threads
-    monkeypatch.setattr(compile_workers.thread_compile, "compile_on_threads",
-                        lambda texts, threads: threaded.extend(texts) or real(texts, threads))
+    real = compile_workers.thread_compile.compile_object_concurrently
+    monkeypatch.setattr(compile_workers.thread_compile, "compile_object_concurrently",
+                        lambda text: threaded.append(text) or real(text))
     try:
         first = [multiply_add_text(f"share_thread_{index}") for index in range(4)]
         assert compile_workers.compile_objects(first, workers=1) == [target.compile_object(text) for text in first]
-        assert threaded == first and compile_workers._POOL["helpers"] == []  # no helper started
+        assert sorted(threaded) == sorted(first) and compile_workers._POOL["helpers"] == []  # no helper started
         past = [multiply_add_text(f"share_past_{index}") for index in range(5)]  # 2 fit in the share
         assert compile_workers.compile_objects(past, workers=1) == [target.compile_object(text) for text in past]
         (started,) = compile_workers._POOL["helpers"]  # started by the batch that did not fit
         assert started.ready.wait(60)
-        assert threaded == first + past  # none was ready: all of it here
+        assert sorted(threaded) == sorted(first + past)  # none was ready: all of it here
         later = [multiply_add_text(f"share_later_{index}") for index in range(3)]
         assert compile_workers.compile_objects(later, workers=1) == [target.compile_object(text) for text in later]
-        assert threaded == first + past and started.served == 3
+        assert sorted(threaded) == sorted(first + past) and started.served == 3
     finally:
         compile_workers.stop_helpers()
+
+
+def test_a_batch_past_the_share_goes_to_a_ready_helper_and_the_share_is_counted_once(helper, monkeypatch):
+    """Two threads evaluating at once share one count: exactly `_KERNELS_HERE` kernels compile
+    here on the threads, the rest (the part of a batch past the share) elsewhere: in the ready
+    helper, or, for the batch that found it busy with the other, on the calling thread."""
+    monkeypatch.setattr(compile_workers, "_KERNELS_HERE", 4)
+    batches = [[multiply_add_text(f"contended_{thread}_{index}") for index in range(5)] for thread in range(2)]
+    results = {}
+
+    def evaluate(thread):
+        results[thread] = compile_workers.compile_objects(batches[thread], workers=1)
+
+    threads = [threading.Thread(target=evaluate, args=(thread,)) for thread in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for thread in range(2):
+        assert results[thread] == [target.compile_object(text) for text in batches[thread]]
+    assert compile_workers._COMPILED_HERE[0] == 4 and helper.served >= 3
+
+
+def test_processes_started_by_a_short_program_start_no_helpers(monkeypatch):
+    """The owner variable is set by the first compile, not only when helpers start: a worker
+    process started by a program that compiled a few kernels on its threads starts none."""
+    monkeypatch.delenv(compile_workers._OWNER_VARIABLE, raising=False)
+    monkeypatch.setattr(compile_workers, "_KERNELS_HERE", 64)
+    compile_workers.compile_objects([multiply_add_text("owner_mark")], workers=1)
+    assert os.environ[compile_workers._OWNER_VARIABLE] == str(os.getpid())
+    assert compile_workers._POOL["helpers"] == [] or compile_workers._POOL["pid"] != os.getpid()

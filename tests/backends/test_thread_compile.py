@@ -139,3 +139,72 @@ def test_a_child_forked_during_a_compile_can_write_llvm_options():
     finally:
         release.set()
         holder.join()
+
+
+def test_the_long_calls_bypass_llvmlites_lock_and_two_compiles_reach_them_at_once(monkeypatch):
+    """The three long calls are llvmlite's raw ctypes functions, not its locked wrappers, and
+    two compiles reach the pass pipeline at the same time (a barrier of two there would time
+    out if anything of lazyarr's own, a lock or the target machines, serialized them)."""
+    from llvmlite.binding import ffi
+
+    for name in thread_compile._LONG_CALLS:
+        function = thread_compile._unlocked(name)
+        assert callable(function) and not isinstance(function, type(ffi.lib.LLVMPY_GetVersionInfo))
+    barrier = threading.Barrier(2, timeout=20)
+    real = thread_compile._unlocked
+
+    def meeting(name):
+        function = real(name)
+        if name != "LLVMPY_RunNewModulePassManager":
+            return function
+        return lambda *arguments: barrier.wait() is not None and function(*arguments)
+
+    texts = kernel_texts()[:2]
+    expected = [target.compile_object(text) for text in texts]
+    monkeypatch.setattr(thread_compile, "_unlocked", meeting)
+    assert thread_compile.compile_on_threads(texts, 2) == expected
+
+
+def test_of_several_broken_texts_the_earliest_ones_error_is_raised():
+    texts = kernel_texts()[:4]
+    texts[1] = "define void @first_broken( {"
+    texts[3] = "define void @second_broken {"
+    with pytest.raises(ValueError) as locked:
+        target.compile_object(texts[1])
+    for _ in range(3):
+        with pytest.raises(ValueError) as threaded:
+            thread_compile.compile_on_threads(texts, 3)
+        assert str(threaded.value) == str(locked.value)
+
+
+def test_a_waiting_writer_goes_before_new_readers():
+    """PTX code generation waiting for the options is not starved by compiles that keep coming."""
+    order, first_reading, release = [], threading.Event(), threading.Event()
+
+    def first_reader():
+        with target.shared_options():
+            first_reading.set()
+            release.wait(10)
+
+    def writer():
+        with target.loop_strength_reduction():
+            order.append("writer")
+
+    def later_reader():
+        with target.shared_options():
+            order.append("reader")
+
+    threads = [threading.Thread(target=first_reader)]
+    threads[0].start()
+    first_reading.wait(10)
+    threads.append(threading.Thread(target=writer))
+    threads[1].start()
+    time.sleep(0.2)  # the writer waits for the first reader
+    threads.append(threading.Thread(target=later_reader))
+    threads[2].start()
+    time.sleep(0.2)
+    assert order == []  # the later reader waits behind the waiting writer
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    assert order == ["writer", "reader"]

@@ -217,30 +217,39 @@ def compile_objects(texts: list[str], workers: int) -> list[bytes]:
     batch, or dead) are compiled here."""
     if not texts or workers <= 0 or _profiler.is_profiling():
         return [compile_object(text) for text in texts]
-    here = _compile_share_on_threads(texts, workers + 1)
-    if len(here) == len(texts):
-        return here
-    return here + _compile_with_helpers(texts[len(here):], workers)
+    os.environ.setdefault(_OWNER_VARIABLE, str(os.getpid()))  # processes it starts start no helpers
+    here = _compile_share_on_threads(texts, workers)
+    rest = [index for index, code in enumerate(here) if code is None]
+    for index, code in zip(rest, _compile_with_helpers([texts[index] for index in rest], workers) if rest else []):
+        here[index] = code
+    return here
 
 
 _SHARE_LOCK = threading.Lock()
 
 
-def _compile_share_on_threads(texts: list[str], threads: int) -> list[bytes]:
-    """The first texts, as many as the process's share has room for (all of them while no
-    helper is ready, as `_compile_with_helpers` would compile them here anyway), compiled on
-    `threads` threads here. Helpers start when a batch does not fit in what is left of the
-    share: a program that compiles fewer kernels (the quickstart: 10, the MLP's first eager and
-    jitted runs: 45) never pays for their start (~0.4 s of a core each, importing lazyarr)."""
+def _compile_share_on_threads(texts: list[str], workers: int) -> list[bytes | None]:
+    """The texts this process's `workers` + 1 threads compile (None for the others): each takes
+    the next text while the process's share lasts, and past it while no helper is ready (as
+    `_compile_with_helpers` would compile them here anyway). Helpers start when a batch does not
+    fit in what is left of the share: a program that compiles fewer kernels (the quickstart: 10,
+    the MLP's first eager and jitted runs: 45) never pays for their start (~0.4 s of a core each,
+    importing lazyarr)."""
     if not thread_compile.available():
-        return []
+        return [None] * len(texts)
     with _SHARE_LOCK:
-        count = min(len(texts), max(0, _KERNELS_HERE - _COMPILED_HERE[0]))
-        helpers = _helpers(threads - 1) if count < len(texts) else []
-        if count < len(texts) and not any(helper.alive and helper.ready.is_set() for helper in helpers):
-            count = len(texts)
-        _COMPILED_HERE[0] += count
-    return thread_compile.compile_on_threads(texts[:count], threads) if count else []
+        overflows = _COMPILED_HERE[0] + len(texts) > _KERNELS_HERE
+    helpers = _helpers(workers) if overflows else []
+
+    def take_another() -> bool:
+        with _SHARE_LOCK:
+            if _COMPILED_HERE[0] >= _KERNELS_HERE and any(helper.alive and helper.ready.is_set()
+                                                          for helper in helpers):
+                return False
+            _COMPILED_HERE[0] += 1
+            return True
+
+    return thread_compile.compile_on_threads(texts, workers + 1, take_another=take_another)
 
 
 def _compile_with_helpers(texts: list[str], workers: int) -> list[bytes]:

@@ -98,7 +98,9 @@ def initialize_native() -> None:
 def _initialize_all() -> None:
     """Register every target llvmlite was built with (for ahead-of-time cross compilation)."""
     initialize_native()
-    with _INITIALIZE_LOCK:
+    if _initialized["all"]:
+        return
+    with _OPTIONS.writing(), _INITIALIZE_LOCK:  # (the registry is LLVM's global: no compile reads it meanwhile)
         if not _initialized["all"]:
             llvm.initialize_all_targets()
             llvm.initialize_all_asmprinters()
@@ -239,24 +241,30 @@ class _ReadersWriter:
     def __init__(self):
         self._condition = threading.Condition()
         self._readers = 0
+        self._writers_waiting = 0
         self._writing = False
 
     @contextlib.contextmanager
     def reading(self):
+        """(Not re-entrant: a reader waits while a writer does, so none may read inside a read.)"""
         with self._condition:
-            self._condition.wait_for(lambda: not self._writing)
+            self._condition.wait_for(lambda: not self._writing and not self._writers_waiting)
             self._readers += 1
         try:
             yield
         finally:
             with self._condition:
-                self._readers -= 1
+                self._readers = max(0, self._readers - 1)  # (0 after a fork: forget_other_threads)
                 self._condition.notify_all()
 
     @contextlib.contextmanager
     def writing(self):
         with self._condition:
-            self._condition.wait_for(lambda: not self._writing and not self._readers)
+            self._writers_waiting += 1
+            try:
+                self._condition.wait_for(lambda: not self._writing and not self._readers)
+            finally:
+                self._writers_waiting -= 1
             self._writing = True
         try:
             yield

@@ -15,7 +15,9 @@ the context) stays in this process, so only the process's first kernels are comp
 The object is byte for byte `target.compile_object`'s (the same pipeline, options, CPU and
 features: tests/backends/test_thread_compile.py), so where a kernel was compiled changes nothing.
 Where llvmlite's internals differ from what this expects, `available()` is False and callers
-compile as before.
+compile as before. Only lazyarr's own writes of LLVM's globals wait for these compiles
+(target.py's `shared_options`); another llvmlite user in the process setting LLVM options while
+lazyarr compiles (numba's SVML switch, `set_time_passes`) takes llvmlite's lock alone.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import ctypes
 import queue
 import threading
 from collections import deque
+from collections.abc import Callable
 
 import llvmlite.binding as llvm
 from llvmlite.binding import ffi
@@ -45,12 +48,15 @@ def available() -> bool:
     return all(callable(_unlocked(name)) for name in _LONG_CALLS)
 
 
-def compile_on_threads(texts: list[str], threads: int) -> list[bytes]:
+def compile_on_threads(texts: list[str], threads: int, take_another: Callable[[], bool] | None = None
+                       ) -> list[bytes | None]:
     """`compile_object_concurrently` of each text, in order, on up to `threads` threads (the
-    calling one among them). The first error raised is raised here, after the others stop."""
+    calling one among them). With `take_another`, a thread asks it before each text and stops
+    when it says no: the texts none took are None. An error stops every thread; the one of the
+    earliest text that failed is raised."""
     results: list[bytes | None] = [None] * len(texts)
     pending = deque(range(len(texts)))
-    failures: list[BaseException] = []
+    failures: list[tuple[int, BaseException]] = []
 
     def work() -> None:
         while True:
@@ -58,10 +64,13 @@ def compile_on_threads(texts: list[str], threads: int) -> list[bytes]:
                 index = pending.popleft()  # atomic: each index is taken once
             except IndexError:
                 return
+            if take_another is not None and not take_another():
+                pending.appendleft(index)  # for whoever compiles what is left
+                return
             try:
                 results[index] = compile_object_concurrently(texts[index])
             except BaseException as error:  # raised again by the calling thread
-                failures.append(error)
+                failures.append((index, error))
                 pending.clear()
                 return
 
@@ -71,11 +80,14 @@ def compile_on_threads(texts: list[str], threads: int) -> list[bytes]:
         thread.start()
     try:
         work()
+    except BaseException:  # an interrupt: the other threads take nothing more
+        pending.clear()
+        raise
     finally:
         for thread in helpers:
             thread.join()
     if failures:
-        raise failures[0]
+        raise min(failures, key=lambda failure: failure[0])[1]
     return results
 
 
