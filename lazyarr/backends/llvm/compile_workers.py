@@ -15,8 +15,8 @@ the context), so a long-running program that compiled many graphs grew without b
 distinct compiles: +201 MiB). Past its share, the process compiles only while no helper is
 ready (on its threads); it then grows by what its LRU caches hold, and a helper is replaced by a
 fresh one after `_KERNELS_PER_HELPER` kernels. Helpers start when a batch does not fit in the
-share (~0.3-0.4 s of a core each, importing lazyarr: a program compiling fewer kernels never
-starts one), take the next text until none is left, and stop when the process exits (their
+share (~0.1 s each: only the compile modules load, `_BOOTSTRAP`; a program compiling fewer
+kernels never starts one), take the next text until none is left, and stop when the process exits (their
 stdin closes); a helper still starting or busy with another thread's batch takes nothing, so a
 batch never waits for one. A helper that fails, dies or takes longer than `_ANSWER_SECONDS` to
 answer is dropped and its kernel compiled here, where a real error shows as it always did. A
@@ -65,18 +65,31 @@ _START_SECONDS = 60.0
 _OWNER_VARIABLE = "LAZYARR_COMPILE_HELPERS_OWNER"
 
 
+# A helper's program: lazyarr's packages become bare modules over their directories, so that
+# only the compile modules load (compile_worker, target, thread_compile, vector_math: llvmlite
+# and the standard library), not the packages' __init__ files with NumPy and the whole frontend:
+# a helper is ready in ~0.1 s instead of ~0.4 s of a core (`python -m
+# lazyarr.backends.llvm.compile_worker` runs the same loop with the whole package).
+_BOOTSTRAP = """\
+import os, sys, types
+root = sys.argv[1]
+for name in ("lazyarr", "lazyarr.backends", "lazyarr.backends.llvm"):
+    package = types.ModuleType(name)
+    package.__path__ = [os.path.join(root, *name.split("."))]
+    sys.modules[name] = package
+from lazyarr.backends.llvm.compile_worker import serve
+serve(sys.stdin.buffer, sys.stdout.buffer)
+"""
+
+
 class _Helper:
     """One helper process and the lock of its pipes."""
 
     def __init__(self):
-        package_root = str(Path(__file__).resolve().parents[3])
-        environment = dict(os.environ)
-        environment["PYTHONPATH"] = os.pathsep.join(
-            [package_root] + [part for part in environment.get("PYTHONPATH", "").split(os.pathsep) if part])
         # -P: nothing from the current directory (another lazyarr there would compile instead)
         self.process = subprocess.Popen(
-            [sys.executable, "-P", "-m", "lazyarr.backends.llvm.compile_worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environment,
+            [sys.executable, "-P", "-c", _BOOTSTRAP, str(Path(__file__).resolve().parents[3])],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             bufsize=0,  # unbuffered: a forked child closing its copies flushes nothing into them
         )
         self.lock = threading.Lock()
@@ -233,8 +246,7 @@ def _compile_share_on_threads(texts: list[str], workers: int) -> list[bytes | No
     the next text while the process's share lasts, and past it while no helper is ready (as
     `_compile_with_helpers` would compile them here anyway). Helpers start when a batch does not
     fit in what is left of the share: a program that compiles fewer kernels (the quickstart: 10,
-    the MLP's first eager and jitted runs: 45) never pays for their start (~0.4 s of a core each,
-    importing lazyarr)."""
+    the MLP's first eager and jitted runs: 45) never pays for their start."""
     if not thread_compile.available():
         return [None] * len(texts)
     with _SHARE_LOCK:
