@@ -25,7 +25,7 @@ class Flags:
     specialize_sizes: bool = False       # compile per shape instead of reading sizes at run time
     max_pending_depth: int = 256         # evaluate pending work when a chain of recorded ops gets this long; 0: never
     persistent_cache: bool = True        # keep compiled kernels on disk (LAZYARR_CACHE_DIR) for later processes
-    compile_workers: int = -1            # helper processes (N + 1 threads for the first kernels); -1: cores - 1 (1-4)
+    compile_workers: int = -1            # helper processes (N + 1 threads for the first kernels); -1: cores (1-4)
     c_extensions: bool = True            # the C extensions where built (fast_paths.py, compile.py graph walk)
 
 

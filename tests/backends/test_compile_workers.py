@@ -116,7 +116,7 @@ def test_no_helpers_inside_daemonic_processes():
     process.start()
     assert queue.get(timeout=60) == 0
     process.join(60)
-    assert compile_workers.default_worker_count() == max(1, min(4, (os.cpu_count() or 1) - 1))
+    assert compile_workers.default_worker_count() == max(1, min(4, os.cpu_count() or 1))
 
 
 def test_compile_workers_flag_parses():
@@ -227,7 +227,7 @@ def test_processes_started_by_a_process_with_helpers_compile_in_themselves(monke
     monkeypatch.setenv(compile_workers._OWNER_VARIABLE, str(os.getpid() + 1))
     assert compile_workers.default_worker_count() == 0
     monkeypatch.setenv(compile_workers._OWNER_VARIABLE, str(os.getpid()))
-    assert compile_workers.default_worker_count() == max(1, min(4, (os.cpu_count() or 1) - 1))
+    assert compile_workers.default_worker_count() == max(1, min(4, os.cpu_count() or 1))
 
 
 def test_this_process_compiles_beside_the_helpers_up_to_its_share(helper, monkeypatch):
@@ -241,9 +241,8 @@ def test_this_process_compiles_beside_the_helpers_up_to_its_share(helper, monkey
 
 def test_while_it_has_its_share_this_thread_compiles_a_batchs_first_text(helper, monkeypatch):
     """Without threads compiling here (an llvmlite that thread_compile.py cannot use), a ready
-    helper never takes a batch's first text from a process with its share left: a batch of one
-    compiles here without a round trip (and starts no thread), a batch of two compiles its
-    first here and its second wherever is free."""
+    helper takes nothing from a batch that fits in the process's share: a batch of one compiles
+    here without a round trip, and no thread starts for it or for a batch of two."""
     monkeypatch.setattr(compile_workers, "_COMPILED_HERE", [0])
     monkeypatch.setattr(compile_workers.thread_compile, "available", lambda: False)
     here = []
@@ -258,7 +257,7 @@ def test_while_it_has_its_share_this_thread_compiles_a_batchs_first_text(helper,
     assert helper.served == 0 and started == [] and compile_workers._COMPILED_HERE[0] == 5
     pair = [multiply_add_text(f"first_of_two_{index}") for index in range(2)]
     assert compile_workers.compile_objects(pair, workers=1) == [target.compile_object(text) for text in pair]
-    assert pair[0] in here and len(started) == 1
+    assert pair[0] in here and pair[1] in here and started == [] and helper.served == 0
 
 
 def test_the_share_compiles_on_threads_here_and_helpers_start_only_past_it(monkeypatch):
@@ -317,3 +316,11 @@ def test_processes_started_by_a_short_program_start_no_helpers(monkeypatch):
     compile_workers.compile_objects([multiply_add_text("owner_mark")], workers=1)
     assert os.environ[compile_workers._OWNER_VARIABLE] == str(os.getpid())
     assert compile_workers._POOL["helpers"] == [] or compile_workers._POOL["pid"] != os.getpid()
+
+
+def test_a_batch_straddling_the_share_is_shared_by_the_threads_and_a_ready_helper(helper, monkeypatch):
+    """The threads take what is left of the share and the helper the rest, from one queue."""
+    monkeypatch.setattr(compile_workers, "_KERNELS_HERE", 2)
+    texts = [multiply_add_text(f"straddle_{index}") for index in range(10)]
+    assert compile_workers.compile_objects(texts, workers=1) == [target.compile_object(text) for text in texts]
+    assert compile_workers._COMPILED_HERE[0] == 2 and helper.served == 8

@@ -204,10 +204,11 @@ def _reap(helper: _Helper) -> None:
 
 
 def default_worker_count() -> int:
-    """Helpers when --compile_workers is -1: one per core besides this one, at least one (they
-    keep LLVM's growth out of this process), at most 4; none inside a daemonic process (a multiprocessing
-    or dask worker: the pool there is the cluster's) or a process started by one with helpers
-    (`_OWNER_VARIABLE`)."""
+    """Helpers when --compile_workers is -1: one per core, at most 4 (past its share of kernels
+    the process compiles nothing itself, so with one fewer a 2-core machine compiled on one
+    core: the MLP's jitted first run in a long process 280 -> 430-580 ms); none inside a daemonic
+    process (a multiprocessing or dask worker: the pool there is the cluster's) or a process
+    started by one with helpers (`_OWNER_VARIABLE`)."""
     import multiprocessing
 
     if multiprocessing.current_process().daemon:
@@ -215,13 +216,14 @@ def default_worker_count() -> int:
     owner = os.environ.get(_OWNER_VARIABLE)
     if owner is not None and owner != str(os.getpid()):
         return 0  # started by a process that has helpers of its own
-    return max(1, min(4, (os.cpu_count() or 1) - 1))
+    return max(1, min(4, os.cpu_count() or 1))
 
 
 def compile_objects(texts: list[str], workers: int) -> list[bytes]:
-    """`compile_object` of each text, in order, on `workers` + 1 threads of this process while
-    it has compiled fewer than `_KERNELS_HERE` kernels (thread_compile.py: a program's first
-    kernels compile on every core at once), then shared with up to `workers` helper processes.
+    """`compile_object` of each text, in order, on `workers` + 1 threads of this process (at most
+    one per core) while it has compiled fewer than `_KERNELS_HERE` kernels (thread_compile.py: a
+    program's first kernels compile on every core at once), then on up to `workers` helper
+    processes.
 
     Past its share, this thread compiles only while no helper is ready: LLVM keeps ~0.1-0.3 MiB
     of every kernel a process compiles for the life of the process, so kernels compiled in
@@ -231,27 +233,48 @@ def compile_objects(texts: list[str], workers: int) -> list[bytes]:
     if not texts or workers <= 0 or _profiler.is_profiling():
         return [compile_object(text) for text in texts]
     os.environ.setdefault(_OWNER_VARIABLE, str(os.getpid()))  # processes it starts start no helpers
-    here = _compile_share_on_threads(texts, workers)
-    rest = [index for index, code in enumerate(here) if code is None]
-    for index, code in zip(rest, _compile_with_helpers([texts[index] for index in rest], workers) if rest else []):
-        here[index] = code
-    return here
+    with _SHARE_LOCK:
+        overflows = _COMPILED_HERE[0] + len(texts) > _KERNELS_HERE
+    # Helpers start when a batch does not fit in what is left of the share: a program that
+    # compiles fewer kernels (the quickstart: 10, the MLP's first eager and jitted runs: 45)
+    # never starts one. They take texts from the same queue as this process's threads, as soon
+    # as they are ready, so a batch straddling the share keeps every core busy.
+    helpers = _helpers(workers) if overflows else []
+    results: list[bytes | None] = [None] * len(texts)
+    pending = deque(range(len(texts)))
+    failures: list[BaseException] = []
+    serving = [threading.Thread(target=_serve, args=(helper, texts, pending, results, failures), daemon=True)
+               for helper in helpers]
+    for thread in serving:
+        thread.start()
+    try:
+        here = _compile_here(texts, pending, workers, helpers)
+    except BaseException:
+        pending.clear()  # helpers take nothing more
+        raise
+    finally:
+        for thread in serving:
+            thread.join()
+    if failures:
+        raise failures[0]
+    for index, code in enumerate(here):
+        if code is not None:
+            results[index] = code
+    while pending:  # what no one took (helpers busy with another thread's batch, or dead)
+        index = pending.popleft()
+        results[index] = compile_object(texts[index])
+    return results  # every index was taken once and filled by whoever took it
 
 
 _SHARE_LOCK = threading.Lock()
 
 
-def _compile_share_on_threads(texts: list[str], workers: int) -> list[bytes | None]:
-    """The texts this process's `workers` + 1 threads compile (None for the others): each takes
-    the next text while the process's share lasts, and past it while no helper is ready (as
-    `_compile_with_helpers` would compile them here anyway). Helpers start when a batch does not
-    fit in what is left of the share: a program that compiles fewer kernels (the quickstart: 10,
-    the MLP's first eager and jitted runs: 45) never pays for their start."""
-    if not thread_compile.available():
-        return [None] * len(texts)
-    with _SHARE_LOCK:
-        overflows = _COMPILED_HERE[0] + len(texts) > _KERNELS_HERE
-    helpers = _helpers(workers) if overflows else []
+def _compile_here(texts: list[str], pending: deque, workers: int, helpers: list[_Helper]) -> list[bytes | None]:
+    """What this process compiles of `pending`'s texts (None for the others), on `workers` + 1
+    threads, at most one per core (thread_compile.py; the calling thread alone where llvmlite
+    does not allow it):
+    texts while its share lasts, past it only while no helper is ready, counted under a lock
+    so that threads evaluating at once count the share once."""
 
     def take_another() -> bool:
         with _SHARE_LOCK:
@@ -261,78 +284,49 @@ def _compile_share_on_threads(texts: list[str], workers: int) -> list[bytes | No
             _COMPILED_HERE[0] += 1
             return True
 
-    return thread_compile.compile_on_threads(texts, workers + 1, take_another=take_another)
-
-
-def _compile_with_helpers(texts: list[str], workers: int) -> list[bytes]:
-    """`compile_objects` with helper processes (the process's share of kernels compiled here,
-    if any is left, by this thread beside them)."""
-    helpers = _helpers(workers)  # the first batch starts them; they join once ready
+    if thread_compile.available():
+        threads = max(1, min(workers + 1, os.cpu_count() or 1))
+        return thread_compile.compile_on_threads(texts, threads, take_another=take_another, pending=pending)
     results: list[bytes | None] = [None] * len(texts)
-    pending = deque(range(len(texts)))
-    failures: list[BaseException] = []
-
-    def take() -> int | None:
+    while pending:
         try:
-            return pending.popleft()  # atomic: each index is taken once
+            index = pending.popleft()
         except IndexError:
-            return None
-
-    def serve(helper: _Helper) -> None:
-        if not helper.lock.acquire(blocking=False):
-            return  # busy with another thread's batch
-        try:
-            while not helper.ready.wait(0.005):
-                if not helper.alive or not pending:
-                    return
-                if time.monotonic() - helper.started > _START_SECONDS:
-                    helper.stop()  # never came up: the calling thread compiles what is left
-                    return
-            while helper.alive:
-                index = take()
-                if index is None:
-                    return
-                code = helper.compile(texts[index])
-                helper.served += code is not None
-                results[index] = code if code is not None else compile_object(texts[index])
-        except BaseException as error:  # raised again by the calling thread
-            failures.append(error)
-            pending.clear()
-        finally:
-            if helper.served >= _KERNELS_PER_HELPER:
-                helper.stop()  # retired: the next batch starts a fresh one
-            helper.lock.release()
-
-    # While this process has its share left, its thread takes the batch's first text before
-    # any helper can: a batch of one then never waits on a round trip to another process (a
-    # softmax kernel 72 -> 76-108 ms, GELU's 30 -> 43 ms on the 2-core box, where the helper's
-    # core had been idle), and threads start only for what is left.
-    first = take() if _COMPILED_HERE[0] < _KERNELS_HERE else None
-    threads = [threading.Thread(target=serve, args=(helper,), daemon=True) for helper in helpers] if pending else []
-    for thread in threads:
-        thread.start()
-    try:
-        if first is not None:
-            results[first] = compile_object(texts[first])
-            _COMPILED_HERE[0] += 1
-        while _COMPILED_HERE[0] < _KERNELS_HERE or not any(helper.alive and helper.ready.is_set()
-                                                          for helper in helpers):
-            index = take()
-            if index is None:
-                break
-            results[index] = compile_object(texts[index])
-            _COMPILED_HERE[0] += 1
-    except BaseException:
-        pending.clear()  # helpers take nothing more
-        raise
-    finally:
-        for thread in threads:
-            thread.join()
-    if failures:
-        raise failures[0]
-    while (index := take()) is not None:
+            break
+        if not take_another():
+            pending.appendleft(index)
+            break
         results[index] = compile_object(texts[index])
-    return results  # every index was taken once and filled by whoever took it
+    return results
+
+
+def _serve(helper: _Helper, texts: list[str], pending: deque, results: list, failures: list) -> None:
+    """A helper takes `pending`'s texts once ready, until none is left (nothing if it is busy
+    with another thread's batch, dies or never comes up)."""
+    if not helper.lock.acquire(blocking=False):
+        return  # busy with another thread's batch
+    try:
+        while not helper.ready.wait(0.005):
+            if not helper.alive or not pending:
+                return
+            if time.monotonic() - helper.started > _START_SECONDS:
+                helper.stop()  # never came up: the calling thread compiles what is left
+                return
+        while helper.alive:
+            try:
+                index = pending.popleft()  # atomic: each index is taken once
+            except IndexError:
+                return
+            code = helper.compile(texts[index])
+            helper.served += code is not None
+            results[index] = code if code is not None else compile_object(texts[index])
+    except BaseException as error:  # raised again by the calling thread
+        failures.append(error)
+        pending.clear()
+    finally:
+        if helper.served >= _KERNELS_PER_HELPER:
+            helper.stop()  # retired: the next batch starts a fresh one
+        helper.lock.release()
 
 
 def stop_helpers(wait: bool = True) -> None:

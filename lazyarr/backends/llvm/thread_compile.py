@@ -48,14 +48,15 @@ def available() -> bool:
     return all(callable(_unlocked(name)) for name in _LONG_CALLS)
 
 
-def compile_on_threads(texts: list[str], threads: int, take_another: Callable[[], bool] | None = None
-                       ) -> list[bytes | None]:
+def compile_on_threads(texts: list[str], threads: int, take_another: Callable[[], bool] | None = None,
+                       pending: deque | None = None) -> list[bytes | None]:
     """`compile_object_concurrently` of each text, in order, on up to `threads` threads (the
     calling one among them). With `take_another`, a thread asks it before each text and stops
-    when it says no: the texts none took are None. An error stops every thread; the one of the
-    earliest text that failed is raised."""
+    when it says no; with `pending` (a deque of indices), threads take from it, shared with
+    others (compile_workers.py's helpers): the texts none took are None. An error stops every
+    thread (and clears `pending`); the one of the earliest text that failed is raised."""
     results: list[bytes | None] = [None] * len(texts)
-    pending = deque(range(len(texts)))
+    pending = deque(range(len(texts))) if pending is None else pending
     failures: list[tuple[int, BaseException]] = []
 
     def work() -> None:
