@@ -75,9 +75,9 @@ def compile_on_threads(texts: list[str], threads: int, take_another: Callable[[]
                 pending.clear()
                 return
 
-    helpers = [threading.Thread(target=work, name="lazyarr-compile", daemon=True)
-               for _ in range(min(threads, len(texts)) - 1)]
-    for thread in helpers:
+    others = [threading.Thread(target=work, name="lazyarr-compile", daemon=True)
+              for _ in range(min(threads, len(texts)) - 1)]
+    for thread in others:
         thread.start()
     try:
         work()
@@ -85,7 +85,7 @@ def compile_on_threads(texts: list[str], threads: int, take_another: Callable[[]
         pending.clear()
         raise
     finally:
-        for thread in helpers:
+        for thread in others:
             thread.join()
     if failures:
         raise min(failures, key=lambda failure: failure[0])[1]
@@ -121,7 +121,11 @@ def compile_object_concurrently(text: str, speed_level: int = 3) -> bytes:
                 module.name = target.module_id(text) or module.name
                 target.verify(module)
                 passes = target.pipeline(module, machine, speed_level)
-                run_pipeline(passes.manager, module, passes.builder)
+                try:
+                    run_pipeline(passes.manager, module, passes.builder)
+                finally:  # here, not whenever and wherever the garbage collector gets to them
+                    passes.manager.close()
+                    passes.builder.close()
                 with ffi.OutputString() as error:
                     buffer = emit(machine, module, 1, error)
                     if not buffer:
