@@ -16,8 +16,8 @@ distinct compiles: +201 MiB). Past its share, the process compiles only while no
 ready (on its threads); it then grows by what its LRU caches hold, and a helper is replaced by a
 fresh one after `_KERNELS_PER_HELPER` kernels. Helpers start when a batch does not fit in the
 share (~0.1 s each: only the compile modules load, `_BOOTSTRAP`; a program compiling fewer
-kernels never starts one), take the next text until none is left, and stop when the process exits (their
-stdin closes); a helper still starting or busy with another thread's batch takes nothing, so a
+kernels never starts one), take the next text until none is left, and stop when the process
+exits (their stdin closes); a helper still starting or busy with another thread's batch takes nothing, so a
 batch never waits for one. A helper that fails, dies or takes longer than `_ANSWER_SECONDS` to
 answer is dropped and its kernel compiled here, where a real error shows as it always did. A
 forked child starts helpers of its own. Profiled compiles (`la.profile`) stay on the calling
@@ -284,20 +284,10 @@ def _compile_here(texts: list[str], pending: deque, workers: int, helpers: list[
             _COMPILED_HERE[0] += 1
             return True
 
-    if thread_compile.available():
-        threads = max(1, min(workers + 1, os.cpu_count() or 1))
-        return thread_compile.compile_on_threads(texts, threads, take_another=take_another, pending=pending)
-    results: list[bytes | None] = [None] * len(texts)
-    while pending:
-        try:
-            index = pending.popleft()
-        except IndexError:
-            break
-        if not take_another():
-            pending.appendleft(index)
-            break
-        results[index] = compile_object(texts[index])
-    return results
+    if not thread_compile.available():
+        return thread_compile.compile_on_threads(texts, 1, take_another, pending, compile_text=compile_object)
+    threads = max(1, min(workers + 1, os.cpu_count() or 1))
+    return thread_compile.compile_on_threads(texts, threads, take_another, pending)
 
 
 def _serve(helper: _Helper, texts: list[str], pending: deque, results: list, failures: list) -> None:

@@ -49,12 +49,15 @@ def available() -> bool:
 
 
 def compile_on_threads(texts: list[str], threads: int, take_another: Callable[[], bool] | None = None,
-                       pending: deque | None = None) -> list[bytes | None]:
+                       pending: deque | None = None, compile_text: Callable[[str], bytes] | None = None
+                       ) -> list[bytes | None]:
     """`compile_object_concurrently` of each text, in order, on up to `threads` threads (the
-    calling one among them). With `take_another`, a thread asks it before each text and stops
-    when it says no; with `pending` (a deque of indices), threads take from it, shared with
-    others (compile_workers.py's helpers): the texts none took are None. An error stops every
-    thread (and clears `pending`); the one of the earliest text that failed is raised."""
+    calling one among them; `compile_text` instead, e.g. the locked `compile_object` on one
+    thread). With `take_another`, a thread asks it before each text and stops when it says no;
+    with `pending` (a deque of indices), threads take from it, shared with others
+    (compile_workers.py's helpers): the texts none took are None. An error stops every thread
+    (and clears `pending`); the one of the earliest text that failed is raised."""
+    compile_text = compile_text or compile_object_concurrently
     results: list[bytes | None] = [None] * len(texts)
     pending = deque(range(len(texts))) if pending is None else pending
     failures: list[tuple[int, BaseException]] = []
@@ -69,7 +72,7 @@ def compile_on_threads(texts: list[str], threads: int, take_another: Callable[[]
                 pending.appendleft(index)  # for whoever compiles what is left
                 return
             try:
-                results[index] = compile_object_concurrently(texts[index])
+                results[index] = compile_text(texts[index])
             except BaseException as error:  # raised again by the calling thread
                 failures.append((index, error))
                 pending.clear()
