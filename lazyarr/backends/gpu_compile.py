@@ -27,6 +27,7 @@ from ..passes.fusion_policy import FusionDecision
 from ..persistent_cache import code_version, disk_cache
 from ..shapes import is_symbolic_size, placeholder_index
 from .cpu import CpuFusionPolicy
+from .cpu_kernels import kernel_fingerprint
 from .llvm.gpu_kernel import GpuKernelBuilder, KernelPlan, plan_kernels
 from .llvm.math_table import gpu_math
 from .llvm.nvptx import TRIPLE, LibdeviceNotFound, compile_ptx, data_layout, libdevice_path
@@ -131,6 +132,9 @@ def compile_program(module: Module, arch: str, fusion_policy=None, pipeline_dump
     # Kernels are numbered within the module (its PTX is a CUDA module of its own), so equal
     # modules have equal IR text and the persistent cache finds their PTX (`ptx_for`).
     kernel_numbers = itertools.count()
+    # A fused computation met again in the module (the same step of an unrolled loop) launches
+    # the kernels built for the first: one kernel in the PTX, not one per step.
+    plans_by_structure: dict[tuple, list[KernelPlan]] = {}
     for instruction in slots.instructions():
         operand_slots = [slots.of(operand) for operand in instruction.operands]
         if instruction.opcode == "dot" and instruction.dtype in CUBLAS_DTYPES:
@@ -143,10 +147,15 @@ def compile_program(module: Module, arch: str, fusion_policy=None, pipeline_dump
         key = (id(computation), tuple(id(operand) for operand in instruction.operands))
         if key not in launched:
             launched[key] = []
-            for plan in plan_kernels(computation, f"fusion_{next(kernel_numbers)}"):
-                with _profiler.span("build IR", "codegen", plan.name):
-                    builder.add(plan, computation)
-                names.append(plan.name)
+            fingerprint = kernel_fingerprint(computation)
+            plans = plans_by_structure.get(fingerprint)
+            if plans is None:
+                plans = plans_by_structure[fingerprint] = plan_kernels(computation, f"fusion_{next(kernel_numbers)}")
+                for plan in plans:
+                    with _profiler.span("build IR", "codegen", plan.name):
+                        builder.add(plan, computation)
+                    names.append(plan.name)
+            for plan in plans:
                 specs = [(computation.outputs[p].shape, computation.outputs[p].dtype) for p in plan.outputs]
                 step = LaunchStep(plan, operand_slots, [None] * len(plan.outputs), specs)
                 launched[key].append(step)

@@ -539,8 +539,7 @@ class Array:
         device = check_device(device, "to_device")
         if device == graph_device(self._node):
             return self
-        evaluate_arrays([self])
-        return Array(leaf_for(to_device(self._node._bound, device)))
+        return Array(leaf_for(to_device(self._buffer(), device)))
 
     def __len__(self) -> int:
         if not self.shape:
@@ -560,11 +559,20 @@ class Array:
 
     def numpy(self) -> np.ndarray:
         """The value as a read-only NumPy array (copied to the host from a device)."""
+        buffer = self._buffer()
+        if type(buffer) is not np.ndarray:
+            return host_copy(buffer)
+        view = buffer.view()
+        view.setflags(write=False)
+        return view
+
+    def _buffer(self):
+        """The buffer holding the value, evaluated first if need be."""
         node = self._node
         buffer = node._bound
         for _ in range(_EVALUATION_TRIES):
             if buffer is not None:
-                break
+                return buffer
             evaluate_arrays([self])
             # The value of the node asked about (evaluation binds it), even if code run meanwhile
             # (a finalizer of a collection inside the evaluation) gave the array a new pending
@@ -573,14 +581,10 @@ class Array:
             if buffer is None:
                 node = self._node
                 buffer = node._bound
-        else:
-            raise RuntimeError("the array was given a new pending value each time it was evaluated "
-                               "(by code run during its evaluation: a finalizer writing it?)")
-        if type(buffer) is not np.ndarray:
-            return host_copy(buffer)
-        view = buffer.view()
-        view.setflags(write=False)
-        return view
+        if buffer is not None:
+            return buffer
+        raise RuntimeError("the array was given a new pending value each time it was evaluated "
+                           "(by code run during its evaluation: a finalizer writing it?)")
 
     def __array__(self, dtype=None, copy=None):
         """NumPy's view of the value: read-only (buffers are shared between graphs and never

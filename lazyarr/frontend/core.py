@@ -13,24 +13,27 @@ import struct
 
 import numpy as np
 
-from .. import dtypes
+from .. import _flags, dtypes
 from ..hlo import Instruction, Maker, constant, make
 from ..shapes import broadcast_shapes
-from .array import Array, leaf_for
+from .array import Array, default_device, leaf_for
 
 
 def is_python_scalar(value) -> bool:
     return dtypes.weak_scalar_type(value) is not None
 
 
-def from_numpy(value, dtype=None, *, where: str = "asarray") -> Array:
-    """A lazy array bound to a private copy of `value` (anything np.array accepts)."""
+def from_numpy(value, dtype=None, *, where: str = "asarray", placed: bool = True) -> Array:
+    """A lazy array bound to a private copy of `value` (anything np.array accepts), on the
+    default device (`on_default_device`; `placed=False`: a host array, for a caller that puts
+    it on a device of its own choosing)."""
     try:
         buffer = np.array(value, dtype=dtype, copy=True, order="C")
     except (TypeError, ValueError, OverflowError) as error:
         raise type(error)(f"{where}: cannot convert {type(value).__name__} to an array: {error}") from None
     if buffer.dtype in dtypes.SUPPORTED:  # (tested first: every call of asarray makes one)
-        return Array(leaf_for(buffer))
+        result = Array(leaf_for(buffer))
+        return result if not placed or _flags.FLAGS.backend == "cpu" else on_default_device(result)
     if buffer.dtype == object:  # NumPy keeps a Python int beyond int64 and uint64 as an object
         too_large = next((item for item in buffer.flat if isinstance(item, int) and not -2**63 <= item < 2**64),
                          None)
@@ -39,12 +42,21 @@ def from_numpy(value, dtype=None, *, where: str = "asarray") -> Array:
                 f"{where}: the Python integer {too_large} does not fit in int64 or uint64, and lazyarr has "
                 "no object arrays; pass it as a float (or dtype=float64) to get a float64 array"
             )
-    if buffer.dtype not in dtypes.SUPPORTED:
-        raise TypeError(
-            f"{where}: dtype {buffer.dtype} is not supported; lazyarr supports "
-            + ", ".join(str(d) for d in dtypes.ALL)
-        )
-    return Array(leaf_for(buffer))
+    raise TypeError(
+        f"{where}: dtype {buffer.dtype} is not supported; lazyarr supports "
+        + ", ".join(str(d) for d in dtypes.ALL)
+    )
+
+
+def on_default_device(result: Array) -> Array:
+    """`result`, made from host data (a NumPy array, a list), on the default device: with
+    `--backend=gpu`, `la.asarray(numpy_array)` and `gpu_array + numpy_array` put the NumPy data
+    on the GPU, as JAX and CuPy do. A 0-d value stays a host array: those mix with arrays on
+    every device (as Python scalars do) and cost no copy."""
+    if _flags.FLAGS.backend == "cpu" or not result.shape:
+        return result
+    device = default_device()
+    return result if device == "cpu" else result.to_device(device)
 
 
 def as_array(value, *, where: str = "asarray") -> Array:

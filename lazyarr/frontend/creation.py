@@ -102,7 +102,8 @@ def asarray(obj, /, dtype=None, order=None, *, device=None, copy=None) -> Array:
     buffer. copy=False still raises where NumPy raises (a list, or a dtype change).
 
     A device buffer (a CuPy array) is copied on its device and stays there. `device=` puts the
-    result on that device (host data is copied in, then transferred).
+    result on that device (host data is copied in, then transferred); without it, host data
+    goes to the default device (`--backend=gpu`: the GPU), as JAX's and CuPy's `asarray` do.
 
     >>> import lazyarr as la
     >>> la.asarray([1, 2, 3], dtype="float32").dtype
@@ -134,7 +135,9 @@ def asarray(obj, /, dtype=None, order=None, *, device=None, copy=None) -> Array:
             np.asarray(obj, dtype=target, copy=False)  # only asks NumPy whether a copy is needed
         except ValueError:
             raise ValueError(f"asarray: {_NO_COPY} (input {type(obj).__name__})") from None
-    return _placed(from_numpy(obj, dtype=target, where="asarray"), device)
+    if device is None:
+        return from_numpy(obj, dtype=target, where="asarray")
+    return from_numpy(obj, dtype=target, where="asarray", placed=False).to_device(device)
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0) -> Array:  # noqa: A002

@@ -22,7 +22,7 @@ import pytest
 
 from lazyarr import dtypes
 from lazyarr.backends.cpu import HostStep
-from lazyarr.backends.gpu_compile import GpuProgram, LaunchStep, compile_program
+from lazyarr.backends.gpu_compile import DotStep, GpuProgram, LaunchStep, compile_program
 from lazyarr.backends.llvm.elemental import COMPILED_DTYPES, EMITTABLE
 from lazyarr.backends.llvm.gpu_kernel import plan_kernels
 from lazyarr.backends.llvm.nvptx import assemble, ptxas_path
@@ -451,6 +451,33 @@ def test_outputs_of_different_shapes_get_kernels_of_their_own_shape():
     assert sorted(sorted(kinds) for kinds in by_fusion.values()) == [["column"], ["loop", "row"]], by_fusion
     loop = next(step for step in launches(program) if step.plan.kind == "loop")
     assert loop.plan.shape == (50, 60) and loop.output_specs == [((50, 60), np.dtype(np.float64))]
+
+
+@pytest.mark.parametrize("sizes", SIZES)
+def test_a_step_repeated_in_a_module_is_one_kernel(sizes):
+    """An unrolled loop's steps (softmax of a cuBLAS product, five times) fuse into five equal
+    computations: the PTX holds one kernel, launched five times, each launch on its own step's
+    buffers (the first step reads the parameter, each later one the product before it)."""
+    steps = 5
+
+    def repeated_softmax(p):
+        x, weights = p(F32, (64, 1000)), p(F32, (1000, 1000))
+        for _ in range(steps):
+            product = make("dot", [x, weights], lhs_batch=(), lhs_contracting=(1,), rhs_batch=(),
+                           rhs_contracting=(0,))
+            x = softmax_graph(lambda dtype, shape: product)[0]
+        return [x]
+
+    program = compile_graph(repeated_softmax, symbolic=sizes == "symbolic")
+    assert_structure(program)
+    kernels = launches(program)
+    assert [step.plan.kind for step in kernels] == ["rows"] * steps
+    assert len(program.kernel_names) == 1 and len(kernel_bodies(program.ptx)) == 1
+    assert {step.plan.name for step in kernels} == set(program.kernel_names)
+    products = [step.output for step in program.steps if isinstance(step, DotStep)]
+    assert len(products) == steps
+    assert [step.inputs for step in kernels] == [[product] for product in products]
+    assert len({slot for step in kernels for slot in step.outputs}) == steps
 
 
 def test_plans_follow_the_reduced_dimensions():

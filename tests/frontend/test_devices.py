@@ -308,6 +308,44 @@ def test_default_backend_on_the_device_makes_it_the_default_device():
     assert_identical(on_host.numpy(), np.zeros(2))
 
 
+def test_host_data_goes_to_the_default_device():
+    """asarray/array of host data (NumPy arrays, lists) make arrays on the default device, as
+    JAX's and CuPy's do, so they mix with `la.ones`; 0-d values and lazy arrays stay put."""
+    before = la.asarray(np.arange(3.0))
+    la.set_backend(BACKEND)
+    for made, want in [
+        (la.asarray(np.arange(3.0)), np.arange(3.0)),  # the fast path
+        (la.asarray(np.arange(3), dtype=np.float32), np.arange(3, dtype=np.float32)),
+        (la.asarray([[1, 2], [3, 4]]), np.array([[1, 2], [3, 4]])),
+        (la.array([1.5, -0.0]), np.array([1.5, -0.0])),
+    ]:
+        assert made.device == DEVICE
+        assert_identical(held_on_device(made), want)
+        assert_identical((made * la.ones(want.shape, want.dtype)).numpy(), want)
+    assert la.asarray(np.float64(2.0)).device == "cpu"  # a 0-d host array: mixes with any device
+    assert la.asarray(before).device == "cpu"  # a lazy array keeps its device
+    assert la.asarray(np.arange(2.0), device="cpu").device == "cpu"
+
+
+def test_jit_takes_numpy_arguments_to_the_default_device():
+    """With the device as the default, a jitted function's NumPy arguments are copied to it (as
+    JAX's are): the call runs there and shares its trace with device arrays of that signature,
+    flat arguments or a pytree; a 0-d NumPy argument stays a host array."""
+    la.set_backend(BACKEND)
+    x, y = np.arange(4.0), np.ones(4)
+    flat = la.jit(lambda a, b: a * 2 + b)
+    nested = la.jit(lambda pair: pair["a"] * 2 + pair["b"])
+    for function, call in [(flat, lambda a, b: flat(a, b)), (nested, lambda a, b: nested({"a": a, "b": b}))]:
+        runs = DEVICE_BACKEND.runs
+        result = call(x, y)
+        assert result.device == DEVICE
+        assert_identical(held_on_device(result.eval()), x * 2 + 1)
+        assert DEVICE_BACKEND.runs == runs + 1
+        assert_identical(held_on_device(call(la.asarray(x), la.asarray(y)).eval()), x * 2 + 1)
+        assert_identical(held_on_device(call(x, np.float64(3.0)).eval()), x * 2 + 3)
+        assert function.cache_info().traces == 2  # the arrays' signature, then a 0-d second argument
+
+
 # -- interop -------------------------------------------------------------------------------------
 def test_dlpack_is_delegated_to_the_device_buffer():
     x = on_device(np.arange(3.0)) + 1
