@@ -51,7 +51,7 @@ except ImportError:  # pragma: no cover (CI installs a current dask)
 
 from . import dtypes
 from .frontend.array import Array, evaluate_arrays, leaf_for
-from .frontend.core import from_numpy
+from .frontend.core import from_numpy, on_default_device
 from .frontend.indexing import block
 from .shapes import is_contiguous_block
 
@@ -94,7 +94,7 @@ def lazy_chunk(chunk) -> Array:
     if isinstance(chunk, Array):
         return chunk
     if type(chunk) is np.ndarray and chunk.flags.c_contiguous and chunk.dtype in dtypes.SUPPORTED:
-        return Array(leaf_for(chunk.view()))  # the view is made read-only, never dask's chunk
+        return on_default_device(Array(leaf_for(chunk.view())))  # (read-only view, never dask's chunk)
     return from_numpy(chunk, where="from_dask")
 
 

@@ -9,12 +9,18 @@ data in one computation fails here as it would on the GPU. Tests that look insid
 (NumPy views of an evaluated array, elements read in C) fail here by design.
 """
 
+import sys
+from pathlib import Path
+
 from lazyarr import _flags, backends
 from lazyarr import compile as compile_driver
 
 
 def pytest_configure(config):
-    from tests.frontend import test_devices
+    # Imported under the name pytest gives the file when it collects it (its folder on sys.path,
+    # no package), so the suite and this plugin share one module: one DeviceBuffer class.
+    sys.path.insert(0, str(Path(__file__).parent / "frontend"))
+    import test_devices
 
     backends.register_device(test_devices.DEVICE, test_devices.TRANSFERS)
     backends.register_backend(test_devices.BACKEND, test_devices.DEVICE_BACKEND)

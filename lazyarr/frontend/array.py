@@ -559,7 +559,9 @@ class Array:
 
     def numpy(self) -> np.ndarray:
         """The value as a read-only NumPy array (copied to the host from a device)."""
-        buffer = self._buffer()
+        buffer = self._node._bound
+        if buffer is None:
+            buffer = self._buffer()
         if type(buffer) is not np.ndarray:
             return host_copy(buffer)
         view = buffer.view()
@@ -752,4 +754,7 @@ def _device_dlpack(buffer, *, stream, max_version, dl_device, copy):
 
 
 def _rebuild(value):
-    return Array(leaf_for(np.array(value, copy=True)))
+    """An unpickled array: its value, on the default device (as `la.asarray` puts host data)."""
+    from .core import from_numpy  # (core imports this module)
+
+    return from_numpy(value, where="unpickling")

@@ -59,13 +59,14 @@ def on_default_device(result: Array) -> Array:
     return result if device == "cpu" else result.to_device(device)
 
 
-def as_array(value, *, where: str = "asarray") -> Array:
-    """`value` as a lazy array (lazy arrays pass through unchanged)."""
+def as_array(value, *, where: str = "asarray", placed: bool = True) -> Array:
+    """`value` as a lazy array (lazy arrays pass through unchanged); host data goes to the
+    default device unless `placed` is False (a caller that only reads its dtype or value)."""
     if isinstance(value, Array):
         return value
     if isinstance(value, (list, tuple)) and contains_lazy(value):
         return _stack_nested(value, where)
-    return from_numpy(value, where=where)
+    return from_numpy(value, where=where, placed=placed)
 
 
 def contains_lazy(value) -> bool:

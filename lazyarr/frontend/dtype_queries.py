@@ -135,7 +135,7 @@ def mintypecode(typechars, typeset="GDFgdf", default="d") -> str:
         elif isinstance(item, Array):
             codes.append(item.dtype.char)
         elif isinstance(item, (list, tuple)) and contains_lazy(item):
-            codes.append(as_array(item, where="mintypecode").dtype.char)
+            codes.append(as_array(item, where="mintypecode", placed=False).dtype.char)
         else:
             codes.append(np.asarray(item).dtype.char)
     intersection = {code for code in codes if code in typeset}

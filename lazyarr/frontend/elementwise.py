@@ -37,7 +37,7 @@ def _operand_dtype(value):
         kind = dtypes.weak_scalar_type(value)
         # resolve_dtypes takes int, float and complex as weak types; a Python bool is plain bool.
         return dtypes.bool_ if kind is bool else kind
-    return as_array(value).dtype
+    return as_array(value, placed=False).dtype
 
 
 @functools.lru_cache(maxsize=4096)
@@ -598,7 +598,8 @@ def where(condition, x=None, y=None, /) -> Array:
 
 def _where(condition, x, y) -> Array:
     condition = as_array(condition, where="where")
-    kinds = [value if is_python_scalar(value) else as_array(value, where="where").dtype for value in (x, y)]
+    kinds = [value if is_python_scalar(value) else as_array(value, where="where", placed=False).dtype
+             for value in (x, y)]
     result_dtype = dtypes.result_type(*kinds)
     for value in (x, y):
         if is_python_scalar(value):

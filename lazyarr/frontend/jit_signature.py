@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _flags, dtypes, shapes
 from ..backends import get_backend, to_device
-from ..compile import backend_for
+from ..compile import backend_for, device_of_buffers
 from . import pytree
 from .array import Array, default_device, evaluate_arrays
 from .templated_calls import scalar_from_key, scalar_key
@@ -307,7 +307,7 @@ def call_signature(statics: StaticArguments, args: tuple, kwargs: dict, *, abstr
     if abstract:  # lower/explain: unevaluated arrays and ShapeDtypeStructs have no buffer yet
         buffers = [buffer for buffer in buffers if buffer is not None and not isinstance(buffer, ShapeDtypeStruct)]
     elif user_arrays and _flags.FLAGS.backend != "cpu":
-        buffers, user_arrays, host = _numpy_on_default_device(buffers, user_arrays, host)
+        buffers, user_arrays, host = _numpy_on_default_device(statics.name, buffers, user_arrays, host)
     backend = _call_backend(statics.name, buffers, host)
     return (treedef, tuple(signature), static_values, backend), buffers, user_arrays, tree
 
@@ -356,24 +356,29 @@ def _flat_arrays_signature(name: str, args: tuple):
         else:
             return None
     if user_arrays and _flags.FLAGS.backend != "cpu":
-        buffers, user_arrays, host = _numpy_on_default_device(buffers, user_arrays, host)
+        buffers, user_arrays, host = _numpy_on_default_device(name, buffers, user_arrays, host)
     flags, default = _HOST_DEFAULT  # (_call_backend's host case, inline: every call asks)
     if not (host and flags is _flags.FLAGS and default is not None):
         default = _call_backend(name, buffers, host)
     return (_FLAT_TREEDEFS[len(args)], tuple(signature), None, default), buffers, user_arrays, args
 
 
-def _numpy_on_default_device(buffers: list, user_arrays: list, host: bool) -> tuple[list, list, bool]:
-    """The caller's NumPy arguments copied to the default device when it is not the host
-    (`--backend=gpu`: `f(numpy_array)` runs on the GPU, as `la.asarray` puts NumPy data there);
-    0-d ones stay host arrays, which every device takes."""
-    device = default_device()
-    if device == "cpu":
-        return buffers, user_arrays, host
+def _numpy_on_default_device(name: str, buffers: list, user_arrays: list, host: bool) -> tuple[list, list, bool]:
+    """The caller's NumPy arguments on the device the call runs on, when the default device is
+    not the host (`--backend=gpu`: `f(numpy_array)` runs on the GPU, as `la.asarray` puts NumPy
+    data there): the device of its other array arguments, else the default one. 0-d NumPy
+    arguments stay host arrays, which every device takes; beside arrays put on the host
+    (`device="cpu"`) NumPy arguments stay there too."""
     moved = {id(array) for array in user_arrays if array.ndim}
+    others = [buffer for buffer in buffers if id(buffer) not in moved]
+    device = device_of_buffers(others, where=f"la.jit({name})") if others else None
+    if device is None:
+        device = default_device()
+    if device == "cpu" or not moved:
+        return buffers, user_arrays, host
     buffers = [to_device(buffer, device) if id(buffer) in moved else buffer for buffer in buffers]
     user_arrays = [array for array in user_arrays if id(array) not in moved]
-    return buffers, user_arrays, host and not moved
+    return buffers, user_arrays, False
 
 
 def _other_leaf(name: str, leaf, args, kwargs, abstract: bool):

@@ -19,7 +19,7 @@ __all__ = ["intersect1d", "setdiff1d", "setxor1d", "union1d"]
 
 def _values(value, where: str) -> np.ndarray:
     """The evaluated value of an operand (anything asarray accepts)."""
-    return (value if isinstance(value, Array) else as_array(value, where=where)).numpy()
+    return (value if isinstance(value, Array) else as_array(value, where=where, placed=False)).numpy()
 
 
 def _bound(result) -> Array | tuple[Array, ...]:

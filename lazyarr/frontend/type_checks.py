@@ -36,7 +36,7 @@ def iscomplexobj(x) -> bool:
     dtype = getattr(x, "dtype", None)
     if not isinstance(dtype, np.dtype):
         if isinstance(x, (list, tuple)) and contains_lazy(x):
-            dtype = as_array(x, where="iscomplexobj").dtype
+            dtype = as_array(x, where="iscomplexobj", placed=False).dtype
         else:
             dtype = np.asarray(x).dtype  # anything NumPy accepts, strings included
     return issubclass(dtype.type, np.complexfloating)

@@ -13,6 +13,7 @@ a batch fails it is bisected, and the failure names the cases that fail on their
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ import numpy as np
 import pytest
 
 from lazyarr import dtypes
+from lazyarr.backends import gpu_compile
 from lazyarr.backends.cpu import HostStep
 from lazyarr.backends.gpu_compile import DotStep, GpuProgram, LaunchStep, compile_program
 from lazyarr.backends.llvm.elemental import COMPILED_DTYPES, EMITTABLE
@@ -453,22 +455,37 @@ def test_outputs_of_different_shapes_get_kernels_of_their_own_shape():
     assert loop.plan.shape == (50, 60) and loop.output_specs == [((50, 60), np.dtype(np.float64))]
 
 
+def multi_output_chain_graph(p):
+    """Three equal multi-output fusions (x*x's row sums and column minimums) between cuBLAS
+    products, their outputs listed in alternating order."""
+    x = p(dtypes.float64, (50, 50))
+    outputs = []
+    for step in range(3):
+        doubled = make("multiply", [x, x])
+        sums = make("reduce", [doubled], dimensions=(1,), kind="sum")
+        minimums = make("reduce", [doubled], dimensions=(0,), kind="min")
+        outputs += [sums, minimums] if step % 2 == 0 else [minimums, sums]
+        x = make("dot", [doubled, x], lhs_batch=(), lhs_contracting=(1,), rhs_batch=(), rhs_contracting=(0,))
+    return outputs + [x]
+
+
+def repeated_softmax_graph(p, steps=5):
+    """Softmax of a cuBLAS product, five times: five equal row-kernel fusions."""
+    x, weights = p(F32, (64, 1000)), p(F32, (1000, 1000))
+    for _ in range(steps):
+        product = make("dot", [x, weights], lhs_batch=(), lhs_contracting=(1,), rhs_batch=(),
+                       rhs_contracting=(0,))
+        x = softmax_graph(lambda dtype, shape: product)[0]
+    return [x]
+
+
 @pytest.mark.parametrize("sizes", SIZES)
 def test_a_step_repeated_in_a_module_is_one_kernel(sizes):
     """An unrolled loop's steps (softmax of a cuBLAS product, five times) fuse into five equal
     computations: the PTX holds one kernel, launched five times, each launch on its own step's
     buffers (the first step reads the parameter, each later one the product before it)."""
     steps = 5
-
-    def repeated_softmax(p):
-        x, weights = p(F32, (64, 1000)), p(F32, (1000, 1000))
-        for _ in range(steps):
-            product = make("dot", [x, weights], lhs_batch=(), lhs_contracting=(1,), rhs_batch=(),
-                           rhs_contracting=(0,))
-            x = softmax_graph(lambda dtype, shape: product)[0]
-        return [x]
-
-    program = compile_graph(repeated_softmax, symbolic=sizes == "symbolic")
+    program = compile_graph(repeated_softmax_graph, symbolic=sizes == "symbolic")
     assert_structure(program)
     kernels = launches(program)
     assert [step.plan.kind for step in kernels] == ["rows"] * steps
@@ -478,6 +495,32 @@ def test_a_step_repeated_in_a_module_is_one_kernel(sizes):
     assert len(products) == steps
     assert [step.inputs for step in kernels] == [[product] for product in products]
     assert len({slot for step in kernels for slot in step.outputs}) == steps
+
+
+def launch_plan(program: GpuProgram) -> list[tuple]:
+    """What running a program does, kernel names aside: each step's kind, inputs and outputs."""
+    steps = []
+    for step in program.steps:
+        if isinstance(step, LaunchStep):
+            plan = step.plan
+            steps.append((plan.kind, plan.outputs, plan.shape, plan.reduced, tuple(step.inputs),
+                          tuple(step.outputs), tuple(step.output_specs)))
+        else:
+            steps.append((type(step).__name__, repr(step)))
+    return steps + [tuple(program.output_slots)]
+
+
+@pytest.mark.parametrize("sizes", SIZES)
+@pytest.mark.parametrize("graph", [multi_output_chain_graph, repeated_softmax_graph], ids=["multi-output", "rows"])
+def test_shared_kernels_launch_as_separate_ones_would(graph, sizes, monkeypatch):
+    """Fusions sharing a kernel launch exactly as they would with a kernel each (same kinds,
+    outputs, slots), with fewer kernels in the PTX."""
+    shared = compile_graph(graph, symbolic=sizes == "symbolic")
+    numbers = itertools.count()
+    monkeypatch.setattr(gpu_compile, "kernel_fingerprint", lambda computation: (next(numbers),))
+    separate = compile_graph(graph, symbolic=sizes == "symbolic")
+    assert launch_plan(shared) == launch_plan(separate)
+    assert len(shared.kernel_names) < len(separate.kernel_names)
 
 
 def test_plans_follow_the_reduced_dimensions():

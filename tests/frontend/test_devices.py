@@ -59,6 +59,7 @@ class DeviceTransfers:
 
     def __init__(self):
         self.to_host_calls = 0
+        self.from_host_calls = 0
 
     def owns(self, buffer) -> bool:
         return isinstance(buffer, DeviceBuffer)
@@ -68,6 +69,7 @@ class DeviceTransfers:
         return buffer.array.copy()
 
     def from_host(self, array: np.ndarray) -> DeviceBuffer:
+        self.from_host_calls += 1
         return DeviceBuffer(np.array(array, copy=True, order="C"))
 
     def copy(self, buffer: DeviceBuffer) -> DeviceBuffer:
@@ -123,7 +125,7 @@ def test_device(monkeypatch):
     backends.register_backend(BACKEND, DEVICE_BACKEND)
     compile_driver.register_device_backend(DEVICE, BACKEND)
     DEVICE_BACKEND.runs = 0
-    TRANSFERS.to_host_calls = 0
+    TRANSFERS.to_host_calls = TRANSFERS.from_host_calls = 0
     yield
 
 
@@ -344,6 +346,40 @@ def test_jit_takes_numpy_arguments_to_the_default_device():
         assert_identical(held_on_device(call(la.asarray(x), la.asarray(y)).eval()), x * 2 + 1)
         assert_identical(held_on_device(call(x, np.float64(3.0)).eval()), x * 2 + 3)
         assert function.cache_info().traces == 2  # the arrays' signature, then a 0-d second argument
+
+
+def test_numpy_data_follows_arrays_put_on_the_host():
+    """With the device as the default, arrays put on the host on purpose still take NumPy data
+    in a jitted call (the NumPy arguments stay on the host beside them), and a lazy NumPy
+    operand of an expression is copied to the device once (its dtype is read on the host)."""
+    la.set_backend(BACKEND)
+    on_host = la.asarray(np.arange(3.0), device="cpu")
+    jitted = la.jit(lambda a, b: a * 2 + b)
+    result = jitted(on_host, np.ones(3))
+    assert result.device == "cpu"
+    assert_identical(result.numpy(), np.arange(3.0) * 2 + 1)
+    on_device_array = la.asarray(np.arange(3.0))
+    copies = TRANSFERS.from_host_calls
+    total = on_device_array + np.ones(3)
+    assert TRANSFERS.from_host_calls == copies + 1
+    assert_identical(held_on_device(total.eval()), np.arange(3.0) + 1)
+
+
+def test_unpickled_and_dask_chunk_arrays_go_to_the_default_device():
+    """Host data made into arrays by unpickling or by a dask chunk lands on the default device,
+    as `la.asarray`'s does, so it mixes with the arrays made there (a contiguous chunk is
+    wrapped, a strided one copied: both go)."""
+    import pickle
+
+    from lazyarr import dask as lazy_dask
+
+    la.set_backend(BACKEND)
+    values = np.arange(12.0).reshape(3, 4)
+    restored = pickle.loads(pickle.dumps(la.asarray(values)))
+    chunks = [lazy_dask.lazy_chunk(values), lazy_dask.lazy_chunk(values[:, ::2])]
+    for made, want in [(restored, values), (chunks[0], values), (chunks[1], values[:, ::2])]:
+        assert made.device == DEVICE
+        assert_identical(held_on_device((made * la.ones(want.shape)).eval()), want)
 
 
 # -- interop -------------------------------------------------------------------------------------
