@@ -130,6 +130,11 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
                 f"the row kernel already computes {row_reductions} reductions per row (limit "
                 f"{policy.max_row_reductions}: a loop's steps stay copies of one kernel)"
             )
+        elif row_reduction and row_reductions and _reduces_expensive_values(producer, policy):
+            decision = FusionDecision.no(
+                "a second reduction of the row over values with expensive work in them (a loop's "
+                "next step): each later phase of the row would compute that work again"
+            )
         elif len(group.members) >= policy.max_instructions:
             decision = FusionDecision.no(
                 f"the fusion already holds {len(group.members)} instructions (limit {policy.max_instructions}: "
@@ -172,6 +177,25 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
             copied.add(key)
         _add_member(producer, group, inside_users, frontier, position, rows)
     return group
+
+
+def _reduces_expensive_values(reduction: Instruction, policy: FusionPolicy) -> bool:
+    """Whether the values `reduction` reduces are computed with expensive work (an `exp`, a
+    `tanh`, a division) from what a kernel reads: a row kernel computes them in the phase of that
+    reduction and again in every later phase. Softmax's `max(x)` and layernorm's `sum(x)` reduce
+    what the kernel reads; a loop's next step reduces the `tanh` chain of the step before it.
+    The walk stops at reductions, leaves and unfusible instructions (at most 256 nodes: past
+    that, expensive)."""
+    stack, seen = list(reduction.operands), set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or node.opcode in ("parameter", "constant", "reduce") or not policy.is_fusible(node):
+            continue
+        seen.add(id(node))
+        if len(seen) > 256 or not policy.is_cheap(node):
+            return True
+        stack.extend(node.operands)
+    return False
 
 
 def _broadcast_of_leaves(producer: Instruction) -> bool:

@@ -81,3 +81,32 @@ def test_unrolled_steps_that_reduce_rows_compile_a_few_kernels_not_one_per_stret
     np.testing.assert_allclose(np.asarray(result), program(np, values), rtol=2e-5, atol=2e-6)
     info = la.cache_info()
     assert info.kernels_compiled <= 3 and info.kernels_compiled + info.kernels_reused >= steps // 3
+
+
+def test_a_row_kernel_takes_a_second_reduction_only_of_what_it_reads():
+    """A row kernel computes in each later phase again what its earlier phases reduced, so a
+    second reduction joins only when it reduces values the kernel reads (softmax's max(x),
+    layernorm's sum(x), log-softmax), not a loop's next step, whose mean reduces the step
+    before's tanh chain: the steps' kernels hold two steps, not three (each computing tanh six
+    times for three steps; measured: 50 steps of 2048x2048 ran 1.25-1.4x faster, of 256x512
+    1.5x, whose first call took 0.38-0.51 s instead of 0.60-0.70)."""
+    values = np.random.default_rng(5).random((64, 96)).astype(np.float32)
+
+    def steps(u):
+        for _ in range(6):
+            u = u + 0.1 * (la.tanh(u) * 0.5 - u.mean(axis=1, keepdims=True))
+        return u
+
+    report = la.jit(steps).explain(values)
+    kernels = report.hlo_after.split("fused_computation")[1:]
+    assert kernels and max(kernel.count(" tanh(") for kernel in kernels) == 2, report.hlo_after
+    assert any("a second reduction of the row" in decision.reason for *_, decision in report.fusion_decisions)
+    x = la.asarray(values)
+    for name, one_kernel in [
+        ("softmax", la.exp(x - x.max(axis=1, keepdims=True)) / la.exp(x - x.max(axis=1, keepdims=True)).sum(
+            axis=1, keepdims=True)),
+        ("log-softmax", x - x.max(axis=1, keepdims=True) - la.log(la.exp(x - x.max(axis=1, keepdims=True)).sum(
+            axis=1, keepdims=True))),
+        ("layernorm", (x - x.mean(axis=1, keepdims=True)) / la.sqrt(x.var(axis=1, keepdims=True) + 1e-5)),
+    ]:
+        assert la.explain(one_kernel).num_kernels == 1, name
