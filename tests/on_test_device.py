@@ -27,9 +27,3 @@ def pytest_configure(config):
     compile_driver.register_device_backend(test_devices.DEVICE, test_devices.BACKEND)
     _flags.with_overrides(backend=test_devices.BACKEND)
 
-
-def pytest_collection_modifyitems(config, items):
-    """Leave out test_creation's error table: its sums over 2**41 elements are refused by the
-    compiling backends as too large, while the interpreter (the test device's) would compute them
-    for hours."""
-    items[:] = [item for item in items if not item.nodeid.startswith("tests/frontend/test_creation.py::test_errors")]

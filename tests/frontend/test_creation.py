@@ -405,6 +405,19 @@ def test_errors(call, error, message):
         call()
 
 
+def test_sizes_no_memory_holds_are_refused_by_the_interpreter_too(monkeypatch):
+    """The interpreter (no symbolic sizes) refuses them as the compiling backends do, as NumPy's
+    own allocation would: it summed `la.zeros(2**41)` over a broadcast view for hours. (Asked
+    through `la.explain`, which compiles and runs nothing: without the check this test fails
+    instead of running that sum.)"""
+    from lazyarr import _flags
+
+    monkeypatch.setattr(_flags, "FLAGS", _flags.FLAGS)
+    la.set_backend("interpreter")
+    with pytest.raises(MemoryError, match=r"shape \(2199023255552,\)"):
+        la.explain(la.zeros(2**41).sum())
+
+
 # -- O(1) graphs and laziness --------------------------------------------------------------------
 def graph_size(array) -> int:
     return len(post_order([array._node]))
