@@ -132,8 +132,8 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
             )
         elif row_reduction and row_reductions and _reduces_expensive_values(producer, policy):
             decision = FusionDecision.no(
-                "a second reduction of the row over values with expensive work in them (a loop's "
-                "next step): each later phase of the row would compute that work again"
+                "a second reduction of the row over a next step's values (expensive work on another "
+                "reduction's result): each later phase of the row would compute that work again"
             )
         elif len(group.members) >= policy.max_instructions:
             decision = FusionDecision.no(
@@ -180,22 +180,29 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
 
 
 def _reduces_expensive_values(reduction: Instruction, policy: FusionPolicy) -> bool:
-    """Whether the values `reduction` reduces are computed with expensive work (an `exp`, a
-    `tanh`, a division) from what a kernel reads: a row kernel computes them in the phase of that
-    reduction and again in every later phase. Softmax's `max(x)` and layernorm's `sum(x)` reduce
-    what the kernel reads; a loop's next step reduces the `tanh` chain of the step before it.
-    The walk stops at reductions, leaves and unfusible instructions (at most 256 nodes: past
-    that, expensive)."""
+    """Whether `reduction` reduces a next step's values: ones computed with expensive work (a
+    `tanh`, an `exp`, a division) from another reduction's result. A row kernel computes them in
+    that reduction's phase and again in every later phase, so chained steps multiply the work (a
+    loop's three steps in one kernel computed `tanh` six times). Softmax's `max(x / T)`,
+    layernorm's `sum(x)` reduce what the kernel reads, whatever their work. The walk stops at
+    reductions, leaves and unfusible instructions (past 256 nodes: a next step)."""
     stack, seen = list(reduction.operands), set()
+    expensive = reads_a_reduction = False
     while stack:
         node = stack.pop()
-        if id(node) in seen or node.opcode in ("parameter", "constant", "reduce") or not policy.is_fusible(node):
+        if id(node) in seen:
             continue
         seen.add(id(node))
-        if len(seen) > 256 or not policy.is_cheap(node):
+        if node.opcode == "reduce":
+            reads_a_reduction = True
+            continue
+        if node.opcode in ("parameter", "constant") or not policy.is_fusible(node):
+            continue
+        if len(seen) > 256:
             return True
+        expensive = expensive or not policy.is_cheap(node)
         stack.extend(node.operands)
-    return False
+    return expensive and reads_a_reduction
 
 
 def _broadcast_of_leaves(producer: Instruction) -> bool:
