@@ -373,7 +373,8 @@ def _cache_key(module: Module, backend_name: str) -> tuple[tuple, Module, tuple[
     Remembered per concrete graph: a loop evaluating the same shapes symbolizes once."""
     concrete = (backend_name, module.entry.parameters, module.entry.outputs)
     if not getattr(get_backend(backend_name), "symbolic_sizes", False) or _flags.FLAGS.specialize_sizes:
-        _check_sizes(module)  # (the interpreter would compute `la.zeros(2**41).sum()` for hours)
+        if concrete not in _CACHE:  # (checked once: the interpreter would sum `la.zeros(2**41)` for hours)
+            _check_sizes(module)
         return concrete, module, ()
     known = _SYMBOLIC.get(concrete)
     if known is None:

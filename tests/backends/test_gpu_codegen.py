@@ -428,10 +428,18 @@ def test_sibling_reductions_share_one_pass():
     assert len(rows) == 1 and len(rows[0].outputs) == 2, [step.plan for step in launches(program)]
 
 
-@pytest.mark.parametrize("graph", ["softmax", "layernorm"])
+def softmax_with_temperature_graph(p):
+    """softmax(x / T): a division before the max, which reduces what the kernel reads."""
+    x = p(F32, (64, 1000))
+    return softmax_graph(lambda dtype, shape: make("divide", [x, scalar(0.7, x.shape)]))
+
+
+@pytest.mark.parametrize("graph", ["softmax", "layernorm", "softmax with a temperature"])
 def test_row_kernels_are_one_kernel(graph):
-    """softmax and layernorm: each row's reductions, then its elements, in one "rows" kernel."""
-    program = compile_graph(GRAPHS[graph], symbolic=True)
+    """softmax, layernorm and softmax(x / T): each row's reductions, then its elements, in one
+    "rows" kernel."""
+    build = softmax_with_temperature_graph if graph == "softmax with a temperature" else GRAPHS[graph]
+    program = compile_graph(build, symbolic=True)
     assert [step.plan.kind for step in launches(program)] == ["rows"], [step.plan for step in launches(program)]
 
 
