@@ -372,10 +372,15 @@ def _cache_key(module: Module, backend_name: str) -> tuple[tuple, Module, tuple[
     the module with placeholder sizes (lazyarr/symbolic_sizes.py), so new sizes reuse it.
     Remembered per concrete graph: a loop evaluating the same shapes symbolizes once."""
     concrete = (backend_name, module.entry.parameters, module.entry.outputs)
-    if not getattr(get_backend(backend_name), "symbolic_sizes", False) or _flags.FLAGS.specialize_sizes:
-        if concrete not in _CACHE:  # (checked once: the interpreter would sum `la.zeros(2**41)` for hours)
-            _check_sizes(module)
-        return concrete, module, ()
+    takes_sizes = getattr(get_backend(backend_name), "symbolic_sizes", False)
+    if not takes_sizes or _flags.FLAGS.specialize_sizes:
+        if concrete in _CACHE:
+            return concrete, module, ()
+        _check_sizes(module)  # (the interpreter would sum `la.zeros(2**41)` for hours)
+        if not (takes_sizes and _placeholder_sized(module)):
+            return concrete, module, ()
+        # An empty array's axis of 2**40 or more elements would read as a placeholder in a
+        # kernel (`la.zeros((2**41, 0)).sum()`): such a module takes its sizes at run time.
     known = _SYMBOLIC.get(concrete)
     if known is None:
         _check_sizes(module)
@@ -402,6 +407,12 @@ def _check_sizes(module: Module) -> None:
         shape = instruction.shape
         if any(size >= SYMBOLIC_SIZE_BASE for size in shape) and 0 not in shape:  # (empty: nothing to hold)
             raise _allocation_error(shape, instruction.dtype)
+
+
+def _placeholder_sized(module: Module) -> bool:
+    """Whether an instruction of `module` has an axis of 2**40 or more elements (an empty
+    array's, after `_check_sizes`): where symbolic sizes keep their placeholders."""
+    return any(size >= SYMBOLIC_SIZE_BASE for instruction in module.entry.post_order() for size in instruction.shape)
 
 
 def _allocation_error(shape, dtype) -> MemoryError:

@@ -107,6 +107,25 @@ def test_specialize_sizes_flag_compiles_per_shape(cpu):
         _flags.FLAGS = saved
 
 
+def test_specialize_sizes_takes_an_empty_axis_of_2_to_the_41_as_numpy_does(cpu):
+    """Kernels read sizes of 2**40 and more as placeholders, so a module with such an axis (an
+    empty array's: a non-empty one is NumPy's MemoryError) takes its sizes at run time under
+    --specialize_sizes too (it raised an IndexError); other modules stay specialized."""
+    saved = _flags.FLAGS
+    try:
+        _flags.with_overrides(specialize_sizes=True)
+        for lazy, expected in [(la.zeros((2**41, 0)).sum(), np.zeros((2**41, 0)).sum()),
+                               (la.zeros((2**41, 0)).sum(axis=0), np.zeros((0,))),
+                               (la.ones((0, 2**41)) * 2, np.ones((0, 2**41)) * 2)]:
+            np.testing.assert_array_equal(np.asarray(lazy), expected, strict=True)
+        misses = la.cache_info().misses
+        for size in (10, 11):
+            np.asarray(la.asarray(np.arange(size, dtype=np.float64)) * 2.0)
+        assert la.cache_info().misses == misses + 2
+    finally:
+        _flags.FLAGS = saved
+
+
 @settings(max_examples=15, deadline=None)
 @given(rows=st.integers(2, 300), columns=st.integers(2, 300), dtype=st.sampled_from([np.int32, np.float64]))
 def test_symbolic_kernels_match_numpy_at_any_size(rows, columns, dtype):
