@@ -376,8 +376,8 @@ def _cache_key(module: Module, backend_name: str) -> tuple[tuple, Module, tuple[
     if not takes_sizes or _flags.FLAGS.specialize_sizes:
         if concrete in _CACHE:
             return concrete, module, ()
-        _check_sizes(module)  # (the interpreter would sum `la.zeros(2**41)` for hours)
-        if not (takes_sizes and _placeholder_sized(module)):
+        placeholder_sized = _check_sizes(module)  # (the interpreter would sum `la.zeros(2**41)` for hours)
+        if not (takes_sizes and placeholder_sized):
             return concrete, module, ()
         # An empty array's axis of 2**40 or more elements would read as a placeholder in a
         # kernel (`la.zeros((2**41, 0)).sum()`): such a module takes its sizes at run time.
@@ -397,22 +397,21 @@ def _cache_key(module: Module, backend_name: str) -> tuple[tuple, Module, tuple[
     return key, Module(module.name, Computation(module.entry.name, key[1], key[2])), sizes
 
 
-def _check_sizes(module: Module) -> None:
+def _check_sizes(module: Module) -> bool:
     """NumPy's MemoryError ("Unable to allocate 2.00 TiB for an array with shape ...") for a
     non-empty array of 2**40 or more elements along an axis (`la.zeros(2**41)`): no host has
     that memory, and such sizes are where the symbolic placeholders live (symbolic_sizes.py),
     which would mistake them for placeholders. Also for one that is never materialized (a
-    broadcast read through a slice), where NumPy's view would do: a documented difference."""
+    broadcast read through a slice), where NumPy's view would do: a documented difference.
+    Returns whether an empty array has such an axis (a kernel would read it as a placeholder)."""
+    placeholder_sized = False
     for instruction in module.entry.post_order():
         shape = instruction.shape
-        if any(size >= SYMBOLIC_SIZE_BASE for size in shape) and 0 not in shape:  # (empty: nothing to hold)
-            raise _allocation_error(shape, instruction.dtype)
-
-
-def _placeholder_sized(module: Module) -> bool:
-    """Whether an instruction of `module` has an axis of 2**40 or more elements (an empty
-    array's, after `_check_sizes`): where symbolic sizes keep their placeholders."""
-    return any(size >= SYMBOLIC_SIZE_BASE for instruction in module.entry.post_order() for size in instruction.shape)
+        if any(size >= SYMBOLIC_SIZE_BASE for size in shape):
+            if 0 not in shape:  # (empty: nothing to hold)
+                raise _allocation_error(shape, instruction.dtype)
+            placeholder_sized = True
+    return placeholder_sized
 
 
 def _allocation_error(shape, dtype) -> MemoryError:

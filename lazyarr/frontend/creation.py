@@ -135,9 +135,7 @@ def asarray(obj, /, dtype=None, order=None, *, device=None, copy=None) -> Array:
             np.asarray(obj, dtype=target, copy=False)  # only asks NumPy whether a copy is needed
         except ValueError:
             raise ValueError(f"asarray: {_NO_COPY} (input {type(obj).__name__})") from None
-    if device is None:
-        return from_numpy(obj, dtype=target, where="asarray")
-    return from_numpy(obj, dtype=target, where="asarray", placed=False).to_device(device)
+    return _placed(from_numpy(obj, dtype=target, where="asarray", placed=device is None), device)
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0) -> Array:  # noqa: A002

@@ -130,7 +130,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
                 f"the row kernel already computes {row_reductions} reductions per row (limit "
                 f"{policy.max_row_reductions}: a loop's steps stay copies of one kernel)"
             )
-        elif row_reduction and row_reductions and _reduces_expensive_values(producer, policy):
+        elif row_reduction and row_reductions and _reduces_a_next_step(producer, policy):
             decision = FusionDecision.no(
                 "a second reduction of the row over a next step's values (expensive work on another "
                 "reduction's result): each later phase of the row would compute that work again"
@@ -179,7 +179,7 @@ def _grow(root, facts: GraphFacts, policy: FusionPolicy, copies, decisions) -> G
     return group
 
 
-def _reduces_expensive_values(reduction: Instruction, policy: FusionPolicy) -> bool:
+def _reduces_a_next_step(reduction: Instruction, policy: FusionPolicy) -> bool:
     """Whether `reduction` reduces a next step's values: ones computed with expensive work (a
     `tanh`, an `exp`, a division) from another reduction's result. A row kernel computes them in
     that reduction's phase and again in every later phase, so chained steps multiply the work (a

@@ -13,6 +13,7 @@ import lazyarr as la
 from lazyarr import _flags
 from lazyarr.backends.llvm import compile_workers, target
 from tests.backends.test_llvm_target import multiply_add_module
+from tests.concurrency import run_in_threads
 
 
 def multiply_add_text(name: str) -> str:
@@ -298,11 +299,7 @@ def test_a_batch_past_the_share_goes_to_a_ready_helper_and_the_share_is_counted_
     def evaluate(thread):
         results[thread] = compile_workers.compile_objects(batches[thread], workers=1)
 
-    threads = [threading.Thread(target=evaluate, args=(thread,)) for thread in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_in_threads(evaluate, range(2))
     for thread in range(2):
         assert results[thread] == [target.compile_object(text) for text in batches[thread]]
     assert compile_workers._COMPILED_HERE[0] == 4 and helper.served >= 3

@@ -11,6 +11,7 @@ import pytest
 
 import lazyarr as la
 from lazyarr.backends.llvm import target, thread_compile
+from tests.concurrency import run_in_threads
 
 pytestmark = pytest.mark.skipif(not thread_compile.available(), reason="this llvmlite's calls cannot run unlocked")
 
@@ -43,11 +44,7 @@ def test_objects_made_on_threads_are_the_locked_compiles_objects():
     def batch(key):
         results[key] = thread_compile.compile_on_threads(texts[key:] + texts[:key], 2)
 
-    batches = [threading.Thread(target=batch, args=(key,)) for key in range(3)]
-    for thread in batches:
-        thread.start()
-    for thread in batches:
-        thread.join()
+    run_in_threads(batch, range(3))
     for key in range(3):
         assert results[key] == expected[key:] + expected[:key]
 

@@ -273,7 +273,6 @@ class _ReadersWriter:
                 self._writing = False
                 self._condition.notify_all()
 
-
     def forget_other_threads(self) -> None:
         """After fork: the threads that were reading or writing are not in the child."""
         self.__init__()
