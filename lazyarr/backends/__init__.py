@@ -7,6 +7,7 @@ from .base import (
     TransferManager,
     available_backends,
     available_devices,
+    contiguous_view,
     device_of,
     get_backend,
     host_only,
@@ -18,7 +19,8 @@ from .base import (
 )
 
 __all__ = [
-    "Backend", "Executable", "TransferManager", "available_backends", "available_devices", "device_of",
+    "Backend", "Executable", "TransferManager", "available_backends", "available_devices", "contiguous_view",
+    "device_of",
     "get_backend", "host_only", "loaded_backends", "register_backend", "register_device", "to_device",
     "transfer_manager",
 ]

@@ -51,6 +51,9 @@ class TransferManager(Protocol):
     def copy(self, buffer):
         """A device buffer holding a copy of `buffer` (device to device)."""
 
+    # Optional: `contiguous_view(buffer, key)`, the device buffer `buffer[key]` (a basic key)
+    # sharing `buffer`'s memory when it is C-contiguous, else None (see `contiguous_view` below).
+
 
 class HostTransferManager:
     """The host itself: buffers are C-contiguous NumPy arrays."""
@@ -149,6 +152,14 @@ def device_of(buffer) -> str:
         if package == buffer_package and transfer_manager(device).owns(buffer):
             return device
     raise TypeError(f"no lazyarr device holds buffers of type {type(buffer).__module__}.{type(buffer).__name__}")
+
+
+def contiguous_view(buffer, key):
+    """`buffer[key]` of a device buffer as a device buffer sharing its memory, where the device
+    makes such views and this one is C-contiguous (`rows[i * b:(i + 1) * b]`), else None. Its
+    offset is then data, as a host view's is, not a slice compiled into a kernel per offset."""
+    view = getattr(transfer_manager(device_of(buffer)), "contiguous_view", None)
+    return None if view is None else view(buffer, key)
 
 
 def to_device(buffer, device: str):

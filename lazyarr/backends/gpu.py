@@ -118,6 +118,13 @@ class GpuTransferManager:
     def copy(self, buffer):
         return buffer.copy(order="C")
 
+    def contiguous_view(self, buffer, key):
+        try:
+            view = buffer[key]  # (kernels take a view's pointer, element-aligned as any buffer's)
+        except (IndexError, TypeError, ValueError):
+            return None
+        return view if view.flags.c_contiguous else None
+
 
 TRANSFER_MANAGER = GpuTransferManager()
 

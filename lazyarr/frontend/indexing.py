@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from .. import dtypes
+from ..backends import contiguous_view
 from ..hlo import Instruction, Maker, constant, make
 from ..hlo.template import Templates
 from .array import Array, evaluated_view_node, leaf_for
@@ -142,7 +143,8 @@ def _element_read(buffer: np.ndarray, key: tuple) -> Element | None:
 
 def _basic_getitem(array: Array, key) -> Array:
     """`array[key]` for a plain basic key: NumPy's element or view of an evaluated host
-    array, else a lazy slice (its parsing memoized: `basic_key`)."""
+    array, the device's contiguous view of an evaluated device array (a loop's `inputs[rows]`:
+    no slice compiled per offset), else a lazy slice (its parsing memoized: `basic_key`)."""
     buffer = array._node._bound
     if type(buffer) is np.ndarray:
         try:
@@ -156,6 +158,10 @@ def _basic_getitem(array: Array, key) -> Array:
     recipe = basic_key(array.shape, key)
     if not recipe.is_view:  # integers for every axis: NumPy returns a scalar, a copy
         return wrap(recipe.read(array._node))
+    if buffer is not None:  # an evaluated device array
+        value = contiguous_view(buffer, key)
+        if value is not None:
+            return make_view(array, recipe.read, recipe.write, node=leaf_for(value), layout=recipe.layout)
     return make_view(array, recipe.read, recipe.write, layout=recipe.layout)
 
 

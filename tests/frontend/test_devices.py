@@ -75,6 +75,10 @@ class DeviceTransfers:
     def copy(self, buffer: DeviceBuffer) -> DeviceBuffer:
         return DeviceBuffer(np.array(buffer.array, copy=True, order="C"))
 
+    def contiguous_view(self, buffer: DeviceBuffer, key) -> DeviceBuffer | None:
+        view = buffer.array[key]
+        return DeviceBuffer(view) if isinstance(view, np.ndarray) and view.flags.c_contiguous else None
+
 
 class DeviceExecutable:
     """The interpreter's executable, on test-device buffers (host 0-d arrays are accepted too,
@@ -225,6 +229,57 @@ def test_device_reports_where_the_graph_reads_without_evaluating():
     assert (la.asarray(2.0) * 2).device == "cpu"  # only host 0-d buffers: the default device
 
 
+@given(st.sampled_from(ALL_DTYPES).flatmap(lambda dtype: arrays(dtype, shapes, allow_edge=False)).filter(
+    lambda values: values.ndim >= 1), st.data())
+def test_slices_of_an_evaluated_device_array_are_numpys(values, data):
+    """A basic key of an evaluated device array reads NumPy's elements; where NumPy's view is
+    contiguous, the result is the device's view of the buffer (its memory, nothing computed)."""
+    from hypothesis.extra import numpy as hnp
+
+    key = data.draw(hnp.basic_indices(values.shape, min_dims=1, allow_newaxis=True))
+    x = on_device(values)
+    runs = DEVICE_BACKEND.runs
+    got = x[key]
+    want = values[key]
+    if want.flags.c_contiguous:
+        assert got.is_evaluated and DEVICE_BACKEND.runs == runs
+        assert np.shares_memory(held_on_device(got), held_on_device(x)) or not want.size
+    assert got.device == DEVICE
+    assert_identical(np.asarray(got), want)
+
+
+def test_a_loop_over_row_blocks_of_a_device_array_compiles_one_step():
+    """`inputs[rows]` of an evaluated device array is a view: its offset is data, so a jitted
+    step fed each block compiles once (it compiled a slice per block: 11 modules for the MLP's
+    10 steps on the GPU)."""
+    values = np.arange(80.0).reshape(20, 4)
+    inputs = on_device(values)
+    step = la.jit(lambda block, scale: (block * scale).sum(axis=0))
+    misses = la.cache_info().misses
+    for index in range(10):
+        got = step(inputs[2 * index:2 * index + 2], on_device([2.0]))
+        assert_identical(held_on_device(got.eval()), (values[2 * index:2 * index + 2] * 2.0).sum(axis=0))
+    assert la.cache_info().misses - misses == 1
+
+
+def test_writes_through_a_device_view_and_to_its_base_follow_numpys_view_semantics():
+    values = np.arange(12.0).reshape(3, 4)
+    x = on_device(values)
+    view = x[1:3]
+    doubled = view * 2  # recorded before the writes: NumPy computed it then
+    view[0, 0] = 99.0
+    x[2, 1] = -1.0
+    expected_x = values.copy()
+    expected_view = expected_x[1:3]
+    expected_doubled = expected_view * 2
+    expected_view[0, 0] = 99.0
+    expected_x[2, 1] = -1.0
+    assert_identical(np.asarray(x), expected_x)
+    assert_identical(np.asarray(view), expected_view)
+    assert_identical(np.asarray(doubled), expected_doubled)
+    assert_identical(values, np.arange(12.0).reshape(3, 4))  # the caller's data untouched
+
+
 def test_deep_graph_device_walk_is_iterative():
     x = on_device(np.zeros(2))
     for _ in range(20_000):
@@ -365,19 +420,24 @@ def test_numpy_data_follows_arrays_put_on_the_host():
     assert_identical(held_on_device(total.eval()), np.arange(3.0) + 1)
 
 
-def test_unpickled_and_dask_chunk_arrays_go_to_the_default_device():
-    """Host data made into arrays by unpickling or by a dask chunk lands on the default device,
-    as `la.asarray`'s does, so it mixes with the arrays made there (a contiguous chunk is
-    wrapped, a strided one copied: both go)."""
+def test_unpickled_arrays_go_to_the_default_device():
+    """Host data made into an array by unpickling lands on the default device, as `la.asarray`'s
+    does, so it mixes with the arrays made there."""
     import pickle
-
-    from lazyarr import dask as lazy_dask
 
     la.set_backend(BACKEND)
     values = np.arange(12.0).reshape(3, 4)
     restored = pickle.loads(pickle.dumps(la.asarray(values)))
-    chunks = [lazy_dask.lazy_chunk(values), lazy_dask.lazy_chunk(values[:, ::2])]
-    for made, want in [(restored, values), (chunks[0], values), (chunks[1], values[:, ::2])]:
+    assert restored.device == DEVICE
+    assert_identical(held_on_device((restored * la.ones(values.shape)).eval()), values)
+
+
+def test_dask_chunk_arrays_go_to_the_default_device():
+    """So does a dask chunk (a contiguous chunk is wrapped, a strided one copied: both go)."""
+    lazy_dask = pytest.importorskip("lazyarr.dask", reason="the scale-out extra (dask) is not installed")
+    la.set_backend(BACKEND)
+    values = np.arange(12.0).reshape(3, 4)
+    for made, want in [(lazy_dask.lazy_chunk(values), values), (lazy_dask.lazy_chunk(values[:, ::2]), values[:, ::2])]:
         assert made.device == DEVICE
         assert_identical(held_on_device((made * la.ones(want.shape)).eval()), want)
 
