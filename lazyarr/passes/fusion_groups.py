@@ -47,6 +47,7 @@ class GraphFacts:
     read_unfused: dict[int, bool] = field(default_factory=dict)
     # id -> whether it has several users, one a broadcast that repeats its elements (_stored_anyway)
     repeated_by_broadcast: dict[int, bool] = field(default_factory=dict)
+    names: dict[int, str] = field(default_factory=dict)  # id -> `name(node)`
 
     def has_unfusible_user(self, key: int, policy: FusionPolicy) -> bool:
         known = self.read_unfused.get(key)
@@ -67,10 +68,16 @@ class GraphFacts:
         return GraphFacts(order, position, users, {id(output) for output in outputs})
 
     def name(self, node: Instruction) -> str:
-        """The node's name in the printed computation: `p<number>` or `<opcode>.<position>`."""
-        if node.opcode == "parameter":
-            return f"p{node.attr('number')}"
-        return f"{node.opcode}.{self.position[id(node)]}"
+        """The node's name in the printed computation: `p<number>` or `<opcode>.<position>`
+        (remembered: a loop's refusals and merge decisions name each node ~20 times)."""
+        name = self.names.get(id(node))
+        if name is None:
+            if node.opcode == "parameter":
+                name = f"p{node.attr('number')}"
+            else:
+                name = f"{node.opcode}.{self.position[id(node)]}"
+            self.names[id(node)] = name
+        return name
 
 
 def form_groups(facts: GraphFacts, policy: FusionPolicy, decisions: list[Decision]) -> list[Group]:

@@ -52,6 +52,7 @@ class Cluster:
     # id -> (a value some member reads through a remap, that member), made when first asked
     # (`_read_through_remap`: each cluster is asked once per candidate pair, 7 pairs per kernel)
     remapped_reads: dict[int, tuple[Instruction, Instruction]] | None = None
+    description: str | None = None  # `_describe`'s text, made when first asked (a cluster meets ~7 pairs)
 
 
 def iteration_space(root: Instruction) -> tuple:
@@ -96,7 +97,8 @@ def merge_siblings(
     readers: dict[int, list[int]] = {}
     budget = [STEP_BUDGET]
     spans: dict[int, tuple[int, int]] = {}  # merged cluster -> (lowest, highest) root position
-    walk = _Walk(clusters, owner, find, facts.position, spans, budget)  # views of the state above, kept current
+    walk = _Walk(clusters, owner, find, facts.position, spans, budget,  # views of the state above, kept current
+                 _group_ancestors(facts, groups, owner))
     ordered = sorted(range(len(groups)), key=lambda index: facts.position[id(groups[index].root)])
     for index in ordered:
         if budget[0] < 0:
@@ -154,6 +156,7 @@ class _Walk:
     position: dict[int, int]
     spans: dict[int, tuple[int, int]]
     budget: list[int]
+    ancestors: dict[int, int] | None  # _group_ancestors: a quick test before walking
 
     def floor(self, lowest_target: int) -> int:
         """A position below which no value can depend on a target: the lowest target's, lowered
@@ -211,6 +214,8 @@ def _can_merge(first, second, walk: _Walk, policy: FusionPolicy) -> FusionDecisi
             f"fusion would take {len(merged.inputs)} operands (limit {policy.max_operands})"
         )
     roots = {id(root) for root in merged.roots}
+    if walk.ancestors is not None and _depends_between_groups(merged.inputs.values(), roots, walk):
+        return FusionDecision.no("one depends on the other through a third kernel or instruction")
     floor = walk.floor(min(walk.position[key] for key in roots))
     cycle = _reaches(list(merged.inputs.values()), roots, walk, floor)
     if cycle is None:
@@ -244,6 +249,39 @@ def _read_through_remap(reader: Cluster, writer: Cluster) -> tuple[Instruction, 
     return None
 
 
+MOST_NODES_FOR_ANCESTORS = 16_384  # bit sets of up to 16,384 bits each: at most ~16 MiB held
+
+
+def _group_ancestors(facts: GraphFacts, groups: list[Group], owner: dict[int, int]) -> dict[int, int] | None:
+    """id -> the positions (bits) of every value the node depends on in the graph of the fusion
+    groups before any merge (a group root on its group's inputs, any other node on its operands,
+    as `_reaches` steps), itself included; None for graphs too large to hold them. Merging only
+    adds paths (a cluster's roots depend on all its groups' inputs), so a dependency found here
+    is one `_reaches` would find: a loop's unrolled steps asked ~2,300 walks that each found one."""
+    if len(facts.order) > MOST_NODES_FOR_ANCESTORS:
+        return None
+    position = facts.position
+    ancestors: dict[int, int] = {}
+    for node in facts.order:
+        key = id(node)
+        index = owner.get(key)
+        producers = groups[index].inputs.values() if index is not None else node.operands
+        bits = 1 << position[key]
+        for producer in producers:
+            bits |= ancestors[id(producer)]
+        ancestors[key] = bits
+    return ancestors
+
+
+def _depends_between_groups(starts, targets: set[int], walk: _Walk) -> bool:
+    """Whether a value in `starts` depends on one in `targets` in `_group_ancestors`' graph."""
+    ancestors, position = walk.ancestors, walk.position
+    reached = 0
+    for node in starts:
+        reached |= ancestors[id(node)]
+    return any(reached >> position[key] & 1 for key in targets)
+
+
 def _reaches(starts, targets: set[int], walk: _Walk, floor: int) -> bool | None:
     """Whether a value in `starts` depends on (or is) a value in `targets`; None if out of budget.
     Values below `floor` (`_Walk.floor`) are not walked: none of them can."""
@@ -275,7 +313,9 @@ def _reaches(starts, targets: set[int], walk: _Walk, floor: int) -> bool | None:
 
 
 def _describe(cluster: Cluster, facts: GraphFacts) -> str:
-    return "fusion(" + ", ".join(facts.name(root) for root in cluster.roots) + ")"
+    if cluster.description is None:
+        cluster.description = "fusion(" + ", ".join(facts.name(root) for root in cluster.roots) + ")"
+    return cluster.description
 
 
 def _space_text(space) -> str:

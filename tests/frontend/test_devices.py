@@ -434,7 +434,10 @@ def test_unpickled_arrays_go_to_the_default_device():
 
 def test_dask_chunk_arrays_go_to_the_default_device():
     """So does a dask chunk (a contiguous chunk is wrapped, a strided one copied: both go)."""
-    lazy_dask = pytest.importorskip("lazyarr.dask", reason="the scale-out extra (dask) is not installed")
+    pytest.importorskip("dask.array", reason="dask[array] is not installed (pip install 'lazyarr[dask]')")
+    pytest.importorskip("distributed", reason="distributed is not installed (pip install 'lazyarr[dask]')")
+    from lazyarr import dask as lazy_dask
+
     la.set_backend(BACKEND)
     values = np.arange(12.0).reshape(3, 4)
     for made, want in [(lazy_dask.lazy_chunk(values), values), (lazy_dask.lazy_chunk(values[:, ::2]), values[:, ::2])]:

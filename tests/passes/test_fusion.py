@@ -19,6 +19,7 @@ from lazyarr.hlo import Computation, HloError, Module, constant, evaluate, make,
 from lazyarr.hlo.op import REDUCTION
 from lazyarr.hlo.ops.custom import custom_call_outputs
 from lazyarr.hlo.verify import verify
+from lazyarr.passes import fusion_siblings
 from lazyarr.passes.fusion import FusionDecision, FusionPolicy, FusionReport, InstructionFusion
 from lazyarr.passes.fusion_siblings import Cluster, _reaches, _Walk
 from tests.strategies import elements
@@ -664,6 +665,26 @@ def test_fusion_keeps_every_bit_and_leaves_no_fusible_op_unfused(graph, policy):
         assert not any(node.opcode in ("dot", "custom-call", "fusion") for node in inside)
 
 
+@given(random_graphs(), policies)
+def test_the_quick_dependency_test_decides_as_the_walk_does(graph, policy):
+    """Sibling merging first asks the bit sets of the groups' dependencies (a dependency there
+    is one the walk finds: merges only add paths); the clusters, kernels and every decision's
+    text are those of walking each pair."""
+    module, _ = graph
+    printed = text.print_module(module)
+    reports = []
+    limit = fusion_siblings.MOST_NODES_FOR_ANCESTORS
+    try:
+        for most_nodes in (limit, -1):  # -1: every pair walked
+            fusion_siblings.MOST_NODES_FOR_ANCESTORS = most_nodes
+            copy = text.parse(printed)
+            InstructionFusion(policy).run(copy)
+            reports.append((text.print_module(copy), str(copy.notes["fusion"])))
+    finally:
+        fusion_siblings.MOST_NODES_FOR_ANCESTORS = limit
+    assert reports[0] == reports[1]
+
+
 def _largest_kernel(report) -> int:
     """Instructions in the largest fused computation of an explain() report."""
     sizes, current = [], None
@@ -727,7 +748,7 @@ def test_the_dependency_walk_follows_a_merged_kernel_that_straddles_its_floor():
 
     def walk(spans):
         return _Walk([kernel], {id(b): 0, id(h): 0}, lambda index: index,
-                     {id(node): index for index, node in enumerate(order)}, spans, [1000])
+                     {id(node): index for index, node in enumerate(order)}, spans, [1000], None)
 
     straddling = walk({0: (1, 5)})
     assert straddling.floor(4) == 1
