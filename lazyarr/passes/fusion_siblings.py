@@ -214,10 +214,10 @@ def _can_merge(first, second, walk: _Walk, policy: FusionPolicy) -> FusionDecisi
             f"fusion would take {len(merged.inputs)} operands (limit {policy.max_operands})"
         )
     roots = {id(root) for root in merged.roots}
-    if walk.ancestors is not None and _depends_between_groups(merged.inputs.values(), roots, walk):
-        return FusionDecision.no("one depends on the other through a third kernel or instruction")
-    floor = walk.floor(min(walk.position[key] for key in roots))
-    cycle = _reaches(list(merged.inputs.values()), roots, walk, floor)
+    starts = list(merged.inputs.values())
+    # The bit sets answer most pairs (a dependency found there is one the walk finds); the walk the rest.
+    cycle = (walk.ancestors is not None and _depends_between_groups(starts, roots, walk)) or _reaches(
+        starts, roots, walk, walk.floor(min(walk.position[key] for key in roots)))
     if cycle is None:
         return FusionDecision.no("the dependency check ran out of its step budget")
     if cycle:
